@@ -1,0 +1,112 @@
+// `circles bench`: every selected renderer on every selected scene, side by side in one run.
+// A frame's time is the sum of its stage times (advance + render) as the renderer measures them:
+// CUDA events around the kernels on the GPU, a steady clock on the CPU. Warm-up frames first;
+// the median of the timed frames is reported.
+#include "app/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "render/builtin_scenes.h"
+#include "render/registry.h"
+#include "render/renderer.h"
+
+namespace circles {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* stages) {
+  double sum = 0;
+  for (const StageTiming& t : r.timings()) {
+    sum += t.ms;
+    if (stages) (*stages)[t.stage].push_back(t.ms);
+  }
+  return sum;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& opt) {
+  std::vector<std::string> scenes = opt.scenes, renderers = opt.renderers;
+  if (scenes.empty())
+    for (const SceneInfo& s : scene_registry()) scenes.push_back(s.name);
+  if (renderers.empty()) {
+    for (const RendererInfo& r : renderer_registry()) {
+      const std::string why = unavailable_reason(r);
+      if (why.empty()) renderers.push_back(r.name);
+      else std::fprintf(stderr, "bench: skipping %s: %s\n", r.name.c_str(), why.c_str());
+    }
+  }
+  for (const std::string& name : renderers) make_renderer(name);  // fail early on a bad name
+
+  nlohmann::json results = nlohmann::json::array();
+  std::printf("%-14s %-15s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
+              "min ms", "max ms", "stage medians (ms)");
+  using Clock = std::chrono::steady_clock;
+  for (const std::string& scene_name : scenes) {
+    const Scene scene = load_scene(scene_name, opt.seed);
+    for (const std::string& rname : renderers) {
+      std::unique_ptr<Renderer> r = make_renderer(rname);
+      r->load(scene, opt.width, opt.height);
+      // Warm-up: at least one frame, and no more than the time budget allows.
+      const auto w0 = Clock::now();
+      for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+        r->advance();
+        r->render();
+        frame_ms(*r, nullptr);  // waits for the frame
+        if (std::chrono::duration<double>(Clock::now() - w0).count() > opt.max_seconds / 4) break;
+      }
+      std::vector<double> times;
+      std::map<std::string, std::vector<double>> stages;
+      const auto t0 = Clock::now();
+      for (int i = 0; i < opt.frames; ++i) {
+        r->advance();
+        r->render();
+        times.push_back(frame_ms(*r, &stages));
+        const double spent = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (times.size() >= 3 && spent > opt.max_seconds) break;
+      }
+      const double med = median(times);
+      std::string stage_text;
+      nlohmann::json stage_json = nlohmann::json::object();
+      for (const auto& [stage, v] : stages) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s%s %.3f", stage_text.empty() ? "" : ", ", stage.c_str(), median(v));
+        stage_text += buf;
+        stage_json[stage] = median(v);
+      }
+      std::printf("%-14s %-15s %7zu %10.3f %10.3f %10.3f  %s\n", scene_name.c_str(), rname.c_str(),
+                  times.size(), med, *std::min_element(times.begin(), times.end()),
+                  *std::max_element(times.begin(), times.end()), stage_text.c_str());
+      std::fflush(stdout);
+      results.push_back({{"scene", scene_name},
+                         {"renderer", rname},
+                         {"width", opt.width},
+                         {"height", opt.height},
+                         {"frames", times.size()},
+                         {"median_ms", med},
+                         {"frame_ms", times},
+                         {"stage_median_ms", stage_json}});
+    }
+  }
+  if (!opt.json_path.empty()) {
+    std::ofstream f(opt.json_path);
+    f << results.dump(2) << "\n";
+    if (!f) throw std::runtime_error("cannot write '" + opt.json_path + "'");
+  }
+  return 0;
+}
+
+}  // namespace circles

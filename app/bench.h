@@ -1,0 +1,23 @@
+// `circles bench`: per-frame medians of renderers on scenes, all read from the registries.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace circles {
+
+struct BenchOptions {
+  std::vector<std::string> scenes;     // empty: every built-in scene
+  std::vector<std::string> renderers;  // empty: every renderer available here
+  int width = 1024, height = 1024;
+  int frames = 20;             // timed frames per pair (fewer if max_seconds runs out)
+  int warmup = 3;              // untimed frames first
+  double max_seconds = 4.0;    // per scene/renderer pair, timed part
+  std::uint64_t seed = 1;
+  std::string json_path;       // also write the results as JSON here
+};
+
+// Runs the benchmark, printing a table to stdout; returns the process exit code.
+int run_bench(const BenchOptions& opt);
+
+}  // namespace circles

@@ -1,0 +1,271 @@
+// The `circles` command line: list, render, check, scene save, bench (and view, with the GUI).
+#include "app/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "app/bench.h"
+#include "render/builtin_scenes.h"
+#include "render/compare.h"
+#include "render/cpu_renderers.h"
+#include "render/png.h"
+#include "render/registry.h"
+#include "render/scene_io.h"
+
+namespace circles {
+
+void parse_size(const std::string& text, int* width, int* height) {
+  const std::size_t x = text.find_first_of("xX");
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("bad size '" + text + "': expected WxH, e.g. 1024x768");
+    return std::stoi(s);
+  };
+  if (x == std::string::npos)
+    throw std::invalid_argument("bad size '" + text + "': expected WxH, e.g. 1024x768");
+  const int w = number(text.substr(0, x)), h = number(text.substr(x + 1));
+  if (w < 1 || h < 1 || w > 16384 || h > 16384)
+    throw std::invalid_argument("bad size '" + text + "': width and height must be 1..16384");
+  *width = w;
+  *height = h;
+}
+
+void parse_frames(const std::string& text, std::int64_t* first, std::int64_t* last) {
+  auto number = [&](const std::string& s) -> std::int64_t {
+    if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("bad frame range '" + text +
+                                  "': expected A:B (frames A to B-1) or A, with 0 <= A < B");
+    return std::stoll(s);
+  };
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    *first = number(text);
+    *last = *first + 1;
+    return;
+  }
+  *first = number(text.substr(0, colon));
+  *last = number(text.substr(colon + 1));
+  if (*last <= *first)
+    throw std::invalid_argument("bad frame range '" + text + "': B must be greater than A");
+}
+
+std::string frame_path(const std::string& pattern, std::int64_t frame, bool several) {
+  if (pattern.find('%') != std::string::npos) {
+    char buf[4096];
+    std::snprintf(buf, sizeof buf, pattern.c_str(), static_cast<int>(frame));
+    return buf;
+  }
+  if (!several) return pattern;
+  char num[32];
+  std::snprintf(num, sizeof num, "-%04" PRId64, frame);
+  const std::size_t dot = pattern.rfind('.');
+  const std::size_t slash = pattern.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return pattern + num;
+  return pattern.substr(0, dot) + num + pattern.substr(dot);
+}
+
+namespace {
+
+// Options shared by render and check.
+struct FrameJob {
+  std::string scene = kDefaultScene;
+  std::string renderer;
+  std::string size;
+  std::string frames;
+  std::uint64_t seed = kDefaultSeed;
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
+        ->capture_default_str();
+    cmd->add_option("-r,--renderer", renderer,
+                    "renderer (see `circles list`); default: " + default_renderer_name());
+    cmd->add_option("-s,--size", size, "output size WxH; default: the scene's size (1024x1024 for built-ins)");
+    cmd->add_option("--frames", frames,
+                    "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
+    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str();
+  }
+
+  // Resolves everything up front, so a bad flag fails before any work is done.
+  void resolve(Scene* s, int* w, int* h, std::int64_t* first, std::int64_t* last) {
+    if (renderer.empty()) renderer = default_renderer_name();
+    const RendererInfo* info = find_renderer(renderer);
+    if (!info) make_renderer(renderer);  // throws with the list of names
+    const std::string why = unavailable_reason(*info);
+    if (!why.empty()) throw std::runtime_error("renderer '" + renderer + "' is unavailable: " + why);
+    if (!frames.empty()) parse_frames(frames, first, last);
+    if (!size.empty()) parse_size(size, w, h);
+    *s = load_scene(scene, seed);
+    if (size.empty()) *w = s->width, *h = s->height;
+    if (frames.empty()) *first = s->frame, *last = s->frame + 1;
+    if (*first < s->frame)
+      throw std::invalid_argument("frame " + std::to_string(*first) + " is before the scene's frame " +
+                                  std::to_string(s->frame) + " (animations only run forward)");
+  }
+};
+
+int cmd_list() {
+  std::printf("Scenes (built-in; or give a scene file path, see docs/FORMAT.md):\n");
+  for (const SceneInfo& s : scene_registry())
+    std::printf("  %-14s %9zu circles  %s\n", s.name.c_str(), s.circle_count, s.description.c_str());
+  std::printf("\nRenderers (default here: %s):\n", default_renderer_name().c_str());
+  for (const RendererInfo& r : renderer_registry()) {
+    const std::string why = unavailable_reason(r);
+    std::printf("  %-15s %s\n  %-15s source: %s%s%s\n", r.name.c_str(), r.description.c_str(), "",
+                r.source.c_str(), why.empty() ? "" : "\n                  UNAVAILABLE: ",
+                why.c_str());
+  }
+  return 0;
+}
+
+int cmd_render(FrameJob& job, const std::string& out_pattern) {
+  Scene scene;
+  int w = 0, h = 0;
+  std::int64_t first = 0, last = 1;
+  job.resolve(&scene, &w, &h, &first, &last);
+  const bool several = last - first > 1;
+  std::string pattern = out_pattern;
+  if (pattern.empty()) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
+  std::unique_ptr<Renderer> r = make_renderer(job.renderer);
+  Image img;
+  run_frames(*r, scene, w, h, first, last, [&](std::int64_t f) {
+    r->read_image(&img);
+    const std::string path = frame_path(pattern, f, several);
+    write_png(path, img);
+    std::fprintf(stderr, "%s: frame %" PRId64 " (%dx%d, %s) -> %s\n", job.scene.c_str(), f, w, h,
+                 job.renderer.c_str(), path.c_str());
+  });
+  return 0;
+}
+
+int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
+  Scene scene;
+  int w = 0, h = 0;
+  std::int64_t first = 0, last = 1;
+  job.resolve(&scene, &w, &h, &first, &last);
+  std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
+  std::unique_ptr<Renderer> test = make_renderer(job.renderer);
+  ref->load(scene, w, h);
+  while (ref->frame() < first) ref->advance();
+  bool all_ok = true;
+  Image a, b;
+  run_frames(*test, scene, w, h, first, last, [&](std::int64_t f) {
+    if (f > first) ref->advance();
+    ref->render();
+    ref->read_image(&a);
+    test->read_image(&b);
+    const Comparison c = compare_images(a, b, tolerance);
+    const bool ok = c.passed();
+    std::printf("%s frame %" PRId64 " %dx%d %s vs cpu-ref: %s: %s\n", job.scene.c_str(), f, w, h,
+                job.renderer.c_str(), ok ? "PASS" : "FAIL", c.summary().c_str());
+    if (!ok) {
+      all_ok = false;
+      const std::string path = frame_path(diff_pattern, f, last - first > 1);
+      write_png(path, difference_image(a, b, 16.f));
+      std::printf("  difference (x16) written to %s\n", path.c_str());
+    }
+  });
+  return all_ok ? 0 : 1;
+}
+
+int cmd_scene_save(const std::string& name, const std::string& path, std::int64_t frame,
+                   std::uint64_t seed) {
+  Scene s = load_scene(name, seed);
+  if (frame < s.frame)
+    throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
+                                std::to_string(s.frame));
+  advance_scene(&s, frame - s.frame);
+  save_scene_file(s, path);
+  std::fprintf(stderr, "%s: frame %" PRId64 ", %zu circles -> %s\n", name.c_str(), s.frame,
+               s.circles.size(), path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv) {
+  CLI::App app{"circles: renders many alpha-blended circles, in order, on the GPU or the CPU"};
+  app.set_version_flag("--version", "circles 0.1");
+  app.require_subcommand(1);
+
+  CLI::App* list = app.add_subcommand("list", "list built-in scenes and renderers (with availability)");
+
+  FrameJob render_job;
+  std::string out;
+  CLI::App* render = app.add_subcommand("render", "render a scene to PNG (one file per frame)");
+  render_job.add_to(render);
+  render->add_option("-o,--output", out,
+                     "PNG path; default SCENE.png. Several frames: a printf pattern (f%04d.png) or "
+                     "NAME-NNNN.png");
+
+  FrameJob check_job;
+  float tolerance = 2e-3f;
+  std::string diff = "check-diff.png";
+  CLI::App* check = app.add_subcommand(
+      "check", "compare a renderer with cpu-ref; exit 1 and write a difference image if they differ");
+  check_job.add_to(check);
+  check->add_option("--tolerance", tolerance, "largest allowed per-channel difference (0..1)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.f, 1.f));
+  check->add_option("--diff", diff, "where to write the difference image on failure")
+      ->capture_default_str();
+
+  CLI::App* scene_cmd = app.add_subcommand("scene", "scene file tools");
+  scene_cmd->require_subcommand(1);
+  std::string save_name, save_path;
+  std::int64_t save_frame = 0;
+  std::uint64_t save_seed = kDefaultSeed;
+  CLI::App* save = scene_cmd->add_subcommand("save", "write a built-in scene (at any frame) as a scene file");
+  save->add_option("NAME", save_name, "built-in scene name or scene file")->required();
+  save->add_option("FILE", save_path, "output scene file")->required();
+  save->add_option("--frame", save_frame, "animation frame to save")->capture_default_str()->check(CLI::NonNegativeNumber);
+  save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str();
+
+  BenchOptions bench_opt;
+  std::string bench_size = "1024x1024";
+  CLI::App* bench = app.add_subcommand(
+      "bench", "time renderers on scenes: per-frame medians (CUDA events on the GPU)");
+  bench->add_option("--scenes", bench_opt.scenes, "scenes (default: every built-in)")->delimiter(',');
+  bench->add_option("--renderers", bench_opt.renderers, "renderers (default: every available one)")->delimiter(',');
+  bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
+  bench->add_option("--frames", bench_opt.frames, "timed frames per pair")->capture_default_str()->check(CLI::Range(1, 100000));
+  bench->add_option("--warmup", bench_opt.warmup, "untimed frames first")->capture_default_str()->check(CLI::Range(0, 100000));
+  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (at least 3 frames)")->capture_default_str();
+  bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str();
+  bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*list) return cmd_list();
+    if (*render) return cmd_render(render_job, out);
+    if (*check) return cmd_check(check_job, tolerance, diff);
+    if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
+    if (*bench) {
+      parse_size(bench_size, &bench_opt.width, &bench_opt.height);
+      return run_bench(bench_opt);
+    }
+  } catch (const SceneError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "circles: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "circles: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace circles

@@ -1,0 +1,91 @@
+// Small move-only owners of CUDA resources. Copies are deleted on purpose: a silent copy of a
+// device buffer is a performance accident.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "kernels/cuda_check.h"
+
+namespace circles {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) { resize(n); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+
+  // Reallocates only when the size changes; contents are not kept.
+  void resize(std::size_t n) {
+    if (n == n_) return;
+    release();
+    if (n) CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    n_ = n;
+  }
+  void upload(const T* host, std::size_t n, cudaStream_t stream) {
+    resize(n);
+    if (n) CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  void release() {
+    if (ptr_) CUDA_CHECK_PRINT(cudaFree(ptr_));
+    ptr_ = nullptr;
+    n_ = 0;
+  }
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+class CudaStream {
+ public:
+  CudaStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~CudaStream() {
+    if (s_) CUDA_CHECK_PRINT(cudaStreamDestroy(s_));
+  }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class CudaEvent {
+ public:
+  CudaEvent() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~CudaEvent() {
+    if (e_) CUDA_CHECK_PRINT(cudaEventDestroy(e_));
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  void record(cudaStream_t s) { CUDA_CHECK(cudaEventRecord(e_, s)); }
+  cudaEvent_t get() const { return e_; }
+  // Milliseconds from `start` to this event; waits for this event.
+  float since(const CudaEvent& start) const {
+    CUDA_CHECK(cudaEventSynchronize(e_));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+}  // namespace circles

@@ -1,0 +1,93 @@
+#include "kernels/cuda_renderer_base.cuh"
+
+#include "render/animate.h"
+
+namespace circles {
+
+namespace {
+
+// One thread per circle: the shared step_circle from render/animate.h. Memory-bound and tiny
+// (a few bytes per circle); fireworks sparks read their burst, which no thread writes.
+__global__ void animate_kernel(Animation kind, std::uint64_t seed, std::int64_t frame, int n,
+                               float4* pos_rad, float2* velocity) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (kind == Animation::Fireworks && i < kFireworkBursts) return;  // bursts stay put
+  const float4 p = pos_rad[i];
+  const float2 v = velocity[i];
+  Motion m{p.x, p.y, p.z, p.w, v.x, v.y};
+  auto burst = [pos_rad](std::uint32_t k) {
+    const float4 b = pos_rad[k];
+    return Motion{b.x, b.y, b.z, b.w, 0.f, 0.f};
+  };
+  step_circle(kind, seed, frame, static_cast<std::uint32_t>(i), &m, burst);
+  pos_rad[i] = make_float4(m.x, m.y, m.z, m.radius);
+  velocity[i] = make_float2(m.vx, m.vy);
+}
+
+}  // namespace
+
+CudaRenderer::CudaRenderer() = default;
+
+void CudaRenderer::load(const Scene& scene, int width, int height) {
+  const std::size_t n = scene.circles.size();
+  std::vector<float4> pos(n), col(n);
+  std::vector<float2> vel(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Circle& c = scene.circles[i];
+    pos[i] = make_float4(c.x, c.y, c.z, c.radius);
+    col[i] = make_float4(c.r, c.g, c.b, c.a);
+    vel[i] = make_float2(c.vx, c.vy);
+  }
+  pos_rad_.upload(pos.data(), n, stream());
+  color_.upload(col.data(), n, stream());
+  velocity_.upload(vel.data(), n, stream());
+  image_.resize(static_cast<std::size_t>(width) * height);
+  // The host vectors die at the end of this call: wait for the copies to finish.
+  CUDA_CHECK(cudaStreamSynchronize(stream()));
+  count_ = static_cast<int>(n);
+  view_ = make_view(width, height);
+  background_ = scene.background;
+  shading_ = scene.shading;
+  animation_ = scene.animation;
+  seed_ = scene.seed;
+  frame_ = scene.frame;
+  advanced_ = rendered_ = false;
+}
+
+void CudaRenderer::advance() {
+  ev_anim_start_.record(stream());
+  if (animation_ != Animation::None && count_ > 0) {
+    const int threads = 256;
+    animate_kernel<<<(count_ + threads - 1) / threads, threads, 0, stream()>>>(
+        animation_, seed_, frame_, count_, pos_rad_.get(), velocity_.get());
+    CUDA_CHECK_LAUNCH();
+  }
+  ev_anim_end_.record(stream());
+  ++frame_;
+  advanced_ = true;
+}
+
+void CudaRenderer::render() {
+  ev_draw_start_.record(stream());
+  draw();
+  ev_draw_end_.record(stream());
+  rendered_ = true;
+}
+
+void CudaRenderer::read_image(Image* out) {
+  *out = Image(view_.width, view_.height);
+  static_assert(sizeof(Float4) == sizeof(float4), "Image pixels must match float4");
+  CUDA_CHECK(cudaMemcpyAsync(out->pixels.data(), image_.get(), out->pixels.size() * sizeof(float4),
+                             cudaMemcpyDeviceToHost, stream()));
+  CUDA_CHECK(cudaStreamSynchronize(stream()));
+}
+
+std::vector<StageTiming> CudaRenderer::timings() const {
+  std::vector<StageTiming> t;
+  if (advanced_) t.push_back({"animate", ev_anim_end_.since(ev_anim_start_)});
+  if (rendered_) t.push_back({draw_stage_name(), ev_draw_end_.since(ev_draw_start_)});
+  return t;
+}
+
+}  // namespace circles

@@ -1,0 +1,12 @@
+// Factories for the CUDA renderers (plain C++ header, so the registry needs no CUDA headers).
+#pragma once
+#include <memory>
+
+#include "render/renderer.h"
+
+namespace circles {
+
+std::unique_ptr<Renderer> make_cuda_naive_renderer();
+std::unique_ptr<Renderer> make_cuda_tile_scan_renderer();
+
+}  // namespace circles

@@ -1,0 +1,101 @@
+// The picture's definition, shared by every renderer (CPU and CUDA compile this same code):
+// how pixels map to the unit square, when a circle covers a pixel, how it is shaded and blended.
+// Keep it free of anything but arithmetic so host and device results agree bit for bit (the
+// build turns off FMA contraction on both sides; only expf in snow shading may differ by an ulp).
+#pragma once
+#include <cmath>
+
+#include "render/hd.h"
+#include "render/scene.h"
+
+namespace circles {
+
+// Framing: the unit square is fitted, centred, into the image: with s = min(W, H), pixel (i, j)
+// has its centre at ((i + .5 - (W - s)/2) / s, (j + .5 - (H - s)/2) / s). At square sizes this is
+// exactly ((i + .5)/W, (j + .5)/H). Row 0 is the bottom row.
+struct View {
+  int width = 0, height = 0;
+  float scale = 1.f;          // s = min(W, H)
+  float off_x = 0.f, off_y = 0.f;  // (W - s)/2, (H - s)/2
+
+  CIRCLES_HD float pixel_x(int i) const { return (static_cast<float>(i) + 0.5f - off_x) / scale; }
+  CIRCLES_HD float pixel_y(int j) const { return (static_cast<float>(j) + 0.5f - off_y) / scale; }
+};
+
+CIRCLES_HD View make_view(int width, int height) {
+  View v;
+  v.width = width;
+  v.height = height;
+  const int s = width < height ? width : height;
+  v.scale = static_cast<float>(s);
+  v.off_x = 0.5f * static_cast<float>(width - s);
+  v.off_y = 0.5f * static_cast<float>(height - s);
+  return v;
+}
+
+CIRCLES_HD float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// Background colour of row j (0 = bottom) in an image of `height` rows.
+CIRCLES_HD Float4 background_at(const Background& bg, int j, int height) {
+  if (bg.kind == Background::Kind::Solid) return bg.top;
+  const float t = static_cast<float>(height - j) / static_cast<float>(height);
+  Float4 c;
+  c.x = bg.top.x + (bg.bottom.x - bg.top.x) * t;
+  c.y = bg.top.y + (bg.bottom.y - bg.top.y) * t;
+  c.z = bg.top.z + (bg.bottom.z - bg.top.z) * t;
+  c.w = bg.top.w + (bg.bottom.w - bg.top.w) * t;
+  return c;
+}
+
+// The snow ramp: 5 colour stops spread over normalised distance [0, 1].
+CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
+  const float kR[5] = {1.f, 1.f, .8f, .8f, .8f};
+  const float kG[5] = {1.f, 1.f, .9f, .9f, .8f};
+  const float kB[5] = {1.f, 1.f, 1.f, 1.f, 1.f};
+  const float t = nd * 4.f;
+  int base = static_cast<int>(t);
+  base = base < 4 ? base : 4;
+  const int next = base + 1 < 4 ? base + 1 : 4;
+  const float f = t - static_cast<float>(base);
+  *r = kR[base] + (kR[next] - kR[base]) * f;
+  *g = kG[base] + (kG[next] - kG[base]) * f;
+  *b = kB[base] + (kB[next] - kB[base]) * f;
+}
+
+// Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
+// (dist^2 <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered.
+CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, float cy, float cz,
+                             float rad, float cr, float cg, float cb, float ca, Float4* dst) {
+  const float dx = px - cx;
+  const float dy = py - cy;
+  const float d2 = dx * dx + dy * dy;
+  if (d2 > rad * rad) return false;
+  float r = cr, g = cg, b = cb, a = ca;
+  if (shading == Shading::Snow) {
+    const float nd = sqrtf(d2) / rad;
+    snow_ramp(nd, &r, &g, &b);
+    const float max_alpha = ca * clampf(.6f + .4f * (1.f - cz), 0.f, 1.f);
+    a = max_alpha * expf(-4.f * nd * nd);
+  }
+  const float keep = 1.f - a;
+  dst->x = a * r + keep * dst->x;
+  dst->y = a * g + keep * dst->y;
+  dst->z = a * b + keep * dst->z;
+  dst->w = dst->w + a;
+  return true;
+}
+
+// Conservative circle-box test: true when the circle may cover a pixel centre inside the box
+// [x0, x1] x [y0, y1] (box given by its extreme pixel centres). Slack absorbs rounding so that
+// culling never drops a circle that blend_circle would draw.
+CIRCLES_HD bool circle_touches_box(float cx, float cy, float rad, float x0, float y0, float x1,
+                                   float y1) {
+  const float qx = clampf(cx, x0, x1);
+  const float qy = clampf(cy, y0, y1);
+  const float dx = cx - qx;
+  const float dy = cy - qy;
+  const float rr = rad * 1.0001f + 1e-6f;
+  return dx * dx + dy * dy <= rr * rr;
+}
+
+}  // namespace circles

@@ -1,0 +1,72 @@
+// The renderer registry. Built into the circles_registry library, which links the CUDA kernels
+// when the build has CUDA (CIRCLES_HAVE_CUDA) and otherwise lists them as unavailable.
+#include "render/registry.h"
+
+#include <stdexcept>
+
+#include "render/cpu_renderers.h"
+#if CIRCLES_HAVE_CUDA
+#include "kernels/cuda_device.h"
+#include "kernels/cuda_renderers.h"
+#endif
+
+namespace circles {
+
+namespace {
+#if !CIRCLES_HAVE_CUDA
+std::unique_ptr<Renderer> no_cuda() { throw std::runtime_error("this build has no CUDA support"); }
+#define make_cuda_naive_renderer no_cuda
+#define make_cuda_tile_scan_renderer no_cuda
+#endif
+}  // namespace
+
+const std::vector<RendererInfo>& renderer_registry() {
+  static const std::vector<RendererInfo> list = {
+      {"cpu-ref", "sequential CPU: each circle in order, each pixel of its bounding box (defines the picture)",
+       "render/cpu_renderers.cpp", false, make_cpu_ref_renderer},
+      {"cpu-mt", "multithreaded CPU: circles binned into 32x32 tiles in order, threads over tiles",
+       "render/cpu_renderers.cpp", false, make_cpu_mt_renderer},
+      {"cuda-naive", "CUDA, one thread per pixel looping over all circles",
+       "kernels/render_naive.cu", true, make_cuda_naive_renderer},
+      {"cuda-tile-scan",
+       "CUDA, a block per 16x16 tile: cull a batch of circles, compact with an exclusive scan in "
+       "shared memory, shade in order",
+       "kernels/render_tile_scan.cu", true, make_cuda_tile_scan_renderer},
+  };
+  return list;
+}
+
+const RendererInfo* find_renderer(const std::string& name) {
+  for (const RendererInfo& r : renderer_registry())
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+std::string unavailable_reason(const RendererInfo& info) {
+  if (!info.needs_gpu) return "";
+#if CIRCLES_HAVE_CUDA
+  const CudaDeviceInfo& d = cuda_device_info();
+  return d.available ? "" : d.reason;
+#else
+  return "this build has no CUDA support (nvcc was not found at configure time)";
+#endif
+}
+
+std::string default_renderer_name() {
+  const RendererInfo* gpu = find_renderer("cuda-tile-scan");
+  return gpu && unavailable_reason(*gpu).empty() ? "cuda-tile-scan" : "cpu-mt";
+}
+
+std::unique_ptr<Renderer> make_renderer(const std::string& name) {
+  const RendererInfo* info = find_renderer(name);
+  if (!info) {
+    std::string names;
+    for (const RendererInfo& r : renderer_registry()) names += (names.empty() ? "" : ", ") + r.name;
+    throw std::runtime_error("unknown renderer '" + name + "' (renderers: " + names + ")");
+  }
+  const std::string why = unavailable_reason(*info);
+  if (!why.empty()) throw std::runtime_error("renderer '" + name + "' is unavailable: " + why);
+  return info->make();
+}
+
+}  // namespace circles

@@ -1,0 +1,55 @@
+// The one interface every renderer implements (CPU or CUDA). A renderer owns the circles'
+// current state and its output image; the caller loads a scene, then advances and renders.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "render/image.h"
+#include "render/scene.h"
+
+namespace circles {
+
+// One stage's time in the last rendered frame (GPU times from CUDA events, CPU from a clock).
+struct StageTiming {
+  std::string stage;  // e.g. "clear", "animate", "cull+scan+shade"
+  double ms = 0;
+};
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  // Takes the scene's circles at scene.frame and the output size (pixels).
+  virtual void load(const Scene& scene, int width, int height) = 0;
+  // Moves the animation on by one frame (dt = 1/60 s); a still scene stays as it is.
+  virtual void advance() = 0;
+  // Draws the current state into the renderer's image (clear included).
+  virtual void render() = 0;
+  // Copies the last rendered image to the host.
+  virtual void read_image(Image* out) = 0;
+  // Times of the stages of the last advance() + render(), if the renderer measures them.
+  virtual std::vector<StageTiming> timings() const { return {}; }
+  // The animation frame the current state is at.
+  virtual std::int64_t frame() const = 0;
+};
+
+}  // namespace circles
+
+namespace circles {
+
+// Loads `scene` into `r` at width x height, advances to frame `first` (>= scene.frame), then for
+// each frame f in [first, last) renders it and calls on_frame(f). The one frame loop shared by the
+// CLI, the tests and the benchmark.
+template <class OnFrame>
+void run_frames(Renderer& r, const Scene& scene, int width, int height, std::int64_t first,
+                std::int64_t last, OnFrame on_frame) {
+  r.load(scene, width, height);
+  while (r.frame() < first) r.advance();
+  for (std::int64_t f = first; f < last; ++f) {
+    if (f > first) r.advance();
+    r.render();
+    on_frame(f);
+  }
+}
+
+}  // namespace circles

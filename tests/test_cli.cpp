@@ -1,0 +1,126 @@
+// The command line, called in-process through run_cli.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "app/cli.h"
+#include "render/png.h"
+
+namespace circles {
+namespace {
+
+namespace fs = std::filesystem;
+
+int cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "circles");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return run_cli(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("circles_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST(CliParse, Sizes) {
+  int w = 0, h = 0;
+  parse_size("1023x257", &w, &h);
+  EXPECT_EQ(w, 1023);
+  EXPECT_EQ(h, 257);
+  for (const char* bad : {"", "x", "10", "0x10", "10x0", "-5x10", "20000x10", "10x10x10", "axb", "1e3x10"})
+    EXPECT_THROW(parse_size(bad, &w, &h), std::invalid_argument) << bad;
+}
+
+TEST(CliParse, Frames) {
+  std::int64_t a = 0, b = 0;
+  parse_frames("3:7", &a, &b);
+  EXPECT_EQ(a, 3);
+  EXPECT_EQ(b, 7);
+  parse_frames("5", &a, &b);
+  EXPECT_EQ(a, 5);
+  EXPECT_EQ(b, 6);
+  for (const char* bad : {"", ":", "3:", ":4", "4:4", "5:2", "-1:2", "a:b", "1:2:3"})
+    EXPECT_THROW(parse_frames(bad, &a, &b), std::invalid_argument) << bad;
+}
+
+TEST(CliParse, FramePaths) {
+  EXPECT_EQ(frame_path("out.png", 3, false), "out.png");
+  EXPECT_EQ(frame_path("out.png", 3, true), "out-0003.png");
+  EXPECT_EQ(frame_path("dir.d/out", 12, true), "dir.d/out-0012");
+  EXPECT_EQ(frame_path("f%05d.png", 42, true), "f00042.png");
+}
+
+TEST_F(CliTest, ListSucceeds) { EXPECT_EQ(cli({"list"}), 0); }
+
+TEST_F(CliTest, HelpAndUsageErrors) {
+  EXPECT_EQ(cli({"--help"}), 0);
+  EXPECT_EQ(cli({"render", "--help"}), 0);
+  EXPECT_EQ(cli({}), 2);
+  EXPECT_EQ(cli({"frobnicate"}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "--bogus"}), 2);
+}
+
+TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
+  ASSERT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "-s", "70x33", "-o", path("rgb.png")}), 0);
+  const Image img = read_png(path("rgb.png"));
+  EXPECT_EQ(img.width, 70);
+  EXPECT_EQ(img.height, 33);
+}
+
+TEST_F(CliTest, RenderSeveralFramesNumbersTheFiles) {
+  ASSERT_EQ(cli({"render", "hypnosis", "-r", "cpu-mt", "-s", "32x32", "--frames", "2:5", "-o",
+                 path("h.png")}),
+            0);
+  for (const char* f : {"h-0002.png", "h-0003.png", "h-0004.png"}) EXPECT_TRUE(fs::exists(path(f))) << f;
+  EXPECT_FALSE(fs::exists(path("h-0005.png")));
+  EXPECT_NE(slurp(path("h-0002.png")), slurp(path("h-0003.png")));  // the rings grew
+}
+
+TEST_F(CliTest, BadInputFailsWithoutOutput) {
+  EXPECT_EQ(cli({"render", "no-such-scene", "-o", path("a.png")}), 1);
+  EXPECT_EQ(cli({"render", "rgb", "-s", "0x10", "-o", path("a.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "--frames", "4:2", "-o", path("a.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "-r", "no-such-renderer", "-o", path("a.png")}), 1);
+  std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
+  EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("a.png")}), 1);
+  EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+TEST_F(CliTest, CheckPassesForCpuMt) {
+  EXPECT_EQ(cli({"check", "rand10k", "-r", "cpu-mt", "-s", "99x61", "--diff", path("d.png")}), 0);
+  EXPECT_FALSE(fs::exists(path("d.png")));
+  EXPECT_EQ(cli({"check", "snow", "-r", "cpu-mt", "-s", "64x64", "--frames", "0:3", "--diff",
+                 path("d.png")}),
+            0);
+}
+
+TEST_F(CliTest, SavedSceneRendersLikeTheBuiltin) {
+  ASSERT_EQ(cli({"scene", "save", "fireworks", path("fw.scene"), "--frame", "20"}), 0);
+  ASSERT_EQ(cli({"render", path("fw.scene"), "-r", "cpu-ref", "-s", "80x60", "--frames", "25", "-o",
+                 path("from_file.png")}),
+            0);
+  ASSERT_EQ(cli({"render", "fireworks", "-r", "cpu-ref", "-s", "80x60", "--frames", "25", "-o",
+                 path("builtin.png")}),
+            0);
+  EXPECT_EQ(slurp(path("from_file.png")), slurp(path("builtin.png")));
+  // A frame before the saved one cannot be rendered: animations only run forward.
+  EXPECT_EQ(cli({"render", path("fw.scene"), "--frames", "3", "-o", path("x.png")}), 2);
+}
+
+}  // namespace
+}  // namespace circles

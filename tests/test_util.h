@@ -1,0 +1,21 @@
+// Helpers shared by the test files.
+#pragma once
+#include <string>
+
+#include "render/image.h"
+#include "render/registry.h"
+#include "render/renderer.h"
+#include "render/scene.h"
+
+namespace circles::test {
+
+// Renders frame `frame` (>= scene.frame) of `scene` with renderer `name` at w x h.
+inline Image render_frame(const std::string& name, const Scene& scene, int w, int h,
+                          std::int64_t frame) {
+  std::unique_ptr<Renderer> r = make_renderer(name);
+  Image img;
+  run_frames(*r, scene, w, h, frame, frame + 1, [&](std::int64_t) { r->read_image(&img); });
+  return img;
+}
+
+}  // namespace circles::test
