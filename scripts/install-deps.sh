@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what circles needs from Debian 12's packages, skipping what is already there.
+# CUDA is not installed here: the build uses nvcc when /usr/local/cuda (or CUDACXX) has one, and
+# otherwise builds the CPU renderers only.
+set -euo pipefail
+packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libstb-dev
+          libgtest-dev libbenchmark-dev libglfw3-dev libimgui-dev libepoxy-dev libegl-dev libgl-dev
+          libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
