@@ -52,27 +52,25 @@ void CudaRenderer::load(const Scene& scene, int width, int height) {
   animation_ = scene.animation;
   seed_ = scene.seed;
   frame_ = scene.frame;
-  advanced_ = rendered_ = false;
+  timer_.reset();
 }
 
 void CudaRenderer::advance() {
-  ev_anim_start_.record(stream());
+  timer_.open(stream());
   if (animation_ != Animation::None && count_ > 0) {
     const int threads = 256;
     animate_kernel<<<(count_ + threads - 1) / threads, threads, 0, stream()>>>(
         animation_, seed_, frame_, count_, pos_rad_.get(), velocity_.get());
     CUDA_CHECK_LAUNCH();
   }
-  ev_anim_end_.record(stream());
+  stage("animate");
   ++frame_;
-  advanced_ = true;
 }
 
 void CudaRenderer::render() {
-  ev_draw_start_.record(stream());
+  timer_.open(stream());
   draw();
-  ev_draw_end_.record(stream());
-  rendered_ = true;
+  timer_.close();
 }
 
 void CudaRenderer::read_image(Image* out) {
@@ -83,11 +81,6 @@ void CudaRenderer::read_image(Image* out) {
   CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
-std::vector<StageTiming> CudaRenderer::timings() const {
-  std::vector<StageTiming> t;
-  if (advanced_) t.push_back({"animate", ev_anim_end_.since(ev_anim_start_)});
-  if (rendered_) t.push_back({draw_stage_name(), ev_draw_end_.since(ev_draw_start_)});
-  return t;
-}
+std::vector<StageTiming> CudaRenderer::timings(bool wait) const { return timer_.read(wait); }
 
 }  // namespace circles

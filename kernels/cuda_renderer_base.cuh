@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cuda_raii.h"
+#include "kernels/stage_timer.h"
 #include "render/raster.h"
 #include "render/renderer.h"
 
@@ -32,21 +33,23 @@ class CudaRenderer : public Renderer {
   void advance() override;
   void render() override;
   void read_image(Image* out) override;
-  std::vector<StageTiming> timings() const override;
+  std::vector<StageTiming> timings(bool wait) const override;
   std::int64_t frame() const override { return frame_; }
+  const void* device_pixels() const override { return image_.get(); }
+  void* device_stream() const override { return stream_.get(); }
 
  protected:
+  // Launches the frame's kernels on stream(), calling stage("name") after each stage.
   virtual void draw() = 0;
+  void stage(const char* name) { timer_.mark(name, stream()); }
   cudaStream_t stream() const { return stream_.get(); }
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
   FrameParams frame_params() const { return {view_, background_, image_.get()}; }
   Shading shading() const { return shading_; }
-  virtual std::string draw_stage_name() const { return "render"; }
 
  private:
   CudaStream stream_;
-  CudaEvent ev_anim_start_, ev_anim_end_, ev_draw_start_, ev_draw_end_;
-  bool advanced_ = false, rendered_ = false;
+  StageTimer timer_;
   DeviceBuffer<float4> pos_rad_, color_, image_;
   DeviceBuffer<float2> velocity_;
   int count_ = 0;

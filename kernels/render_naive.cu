@@ -36,8 +36,8 @@ class CudaNaiveRenderer final : public CudaRenderer {
     else
       render_naive_kernel<Shading::Flat><<<grid, block, 0, stream()>>>(circles(), f);
     CUDA_CHECK_LAUNCH();
+    stage("clear+shade");
   }
-  std::string draw_stage_name() const override { return "clear+shade"; }
 };
 
 }  // namespace

@@ -87,8 +87,8 @@ class CudaTileScanRenderer final : public CudaRenderer {
     else
       render_tile_scan_kernel<Shading::Flat><<<grid, kTileThreads, 0, stream()>>>(circles(), f);
     CUDA_CHECK_LAUNCH();
+    stage("clear+cull+scan+shade");
   }
-  std::string draw_stage_name() const override { return "clear+cull+scan+shade"; }
 };
 
 }  // namespace

@@ -96,7 +96,7 @@ class CpuRenderer : public Renderer {
 
   void read_image(Image* out) override { *out = image_; }
   std::int64_t frame() const override { return scene_.frame; }
-  std::vector<StageTiming> timings() const override {
+  std::vector<StageTiming> timings(bool /*wait*/) const override {
     return {{"animate", animate_ms_}, {"render", render_ms_}};
   }
 

@@ -27,8 +27,14 @@ class Renderer {
   virtual void render() = 0;
   // Copies the last rendered image to the host.
   virtual void read_image(Image* out) = 0;
-  // Times of the stages of the last advance() + render(), if the renderer measures them.
-  virtual std::vector<StageTiming> timings() const { return {}; }
+  // Stage times of a frame (its advance() and render()). wait = true: the last frame's, waiting
+  // for it (benchmarks). wait = false: never blocks; the newest frame whose times are complete,
+  // which may be a few frames old, or nothing yet (a live viewer).
+  virtual std::vector<StageTiming> timings(bool wait = true) const = 0;
+  // GPU renderers: the device image (float4 RGBA, width * height, row 0 = bottom) and the
+  // cudaStream_t it is written on, for presenting without a copy to the host. CPU: nullptr.
+  virtual const void* device_pixels() const { return nullptr; }
+  virtual void* device_stream() const { return nullptr; }
   // The animation frame the current state is at.
   virtual std::int64_t frame() const = 0;
 };

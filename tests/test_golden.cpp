@@ -21,8 +21,14 @@ struct Golden {
 
 class GoldenTest : public ::testing::TestWithParam<Golden> {};
 
+// The source tree: CIRCLES_SOURCE_DIR from the environment (for binaries run elsewhere) or the build.
+std::string source_dir() {
+  const char* env = std::getenv("CIRCLES_SOURCE_DIR");
+  return env && *env ? env : CIRCLES_SOURCE_DIR;
+}
+
 std::string golden_path(const Golden& g) {
-  return std::string(CIRCLES_SOURCE_DIR) + "/tests/golden/" + g.scene + "_" +
+  return source_dir() + "/tests/golden/" + g.scene + "_" +
          std::to_string(g.width) + "x" + std::to_string(g.height) + "_f" + std::to_string(g.frame) +
          ".png";
 }
