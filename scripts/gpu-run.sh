@@ -24,9 +24,11 @@ for step in "${steps[@]}"; do
         for r in $("$BIN/circles" list | awk '/^  cuda-/ {print $1}'); do
           for scene in rand10k pattern snow; do
             frames=0; [ "$scene" = snow ] && frames=0:3
-            line=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" \
-                   -r "$r" -s 257x193 --frames "$frames" -o /tmp/san.png 2>&1 | tee -a "$OUT/sanitizer.log" | grep "ERROR SUMMARY")
-            rc=${PIPESTATUS[0]}
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" \
+              -r "$r" -s 257x193 --frames "$frames" -o /tmp/san.png > /tmp/san.log 2>&1
+            rc=$?
+            cat /tmp/san.log >> "$OUT/sanitizer.log"
+            line=$(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)
             echo "$tool $r $scene: rc=$rc $line"
             [ "$rc" -eq 0 ] || status=1
           done
