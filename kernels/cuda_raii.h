@@ -35,6 +35,10 @@ class DeviceBuffer {
     if (n) CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
     n_ = n;
   }
+  // Grows to at least n elements (never shrinks, so steady-state frames allocate nothing).
+  void reserve(std::size_t n) {
+    if (n > n_) resize(n);
+  }
   void upload(const T* host, std::size_t n, cudaStream_t stream) {
     resize(n);
     if (n) CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
@@ -76,6 +80,7 @@ class CudaEvent {
   CudaEvent& operator=(const CudaEvent&) = delete;
   void record(cudaStream_t s) { CUDA_CHECK(cudaEventRecord(e_, s)); }
   cudaEvent_t get() const { return e_; }
+  void synchronize() const { CUDA_CHECK(cudaEventSynchronize(e_)); }
   // Milliseconds from `start` to this event; waits for this event.
   float since(const CudaEvent& start) const {
     CUDA_CHECK(cudaEventSynchronize(e_));

@@ -8,5 +8,6 @@ namespace circles {
 
 std::unique_ptr<Renderer> make_cuda_naive_renderer();
 std::unique_ptr<Renderer> make_cuda_tile_scan_renderer();
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer();
 
 }  // namespace circles

@@ -17,6 +17,7 @@ namespace {
 std::unique_ptr<Renderer> no_cuda() { throw std::runtime_error("this build has no CUDA support"); }
 #define make_cuda_naive_renderer no_cuda
 #define make_cuda_tile_scan_renderer no_cuda
+#define make_cuda_tile_binned_renderer no_cuda
 #endif
 }  // namespace
 
@@ -32,6 +33,10 @@ const std::vector<RendererInfo>& renderer_registry() {
        "CUDA, a block per 16x16 tile: cull a batch of circles, compact with an exclusive scan in "
        "shared memory, shade in order",
        "kernels/render_tile_scan.cu", true, make_cuda_tile_scan_renderer},
+      {"cuda-tile-binned",
+       "CUDA, circles binned into 16x16 tiles first (count, scan, duplicate, radix sort, ranges), "
+       "then each tile shades only its own circles",
+       "kernels/render_tile_binned.cu", true, make_cuda_tile_binned_renderer},
   };
   return list;
 }
@@ -53,8 +58,8 @@ std::string unavailable_reason(const RendererInfo& info) {
 }
 
 std::string default_renderer_name() {
-  const RendererInfo* gpu = find_renderer("cuda-tile-scan");
-  return gpu && unavailable_reason(*gpu).empty() ? "cuda-tile-scan" : "cpu-mt";
+  const RendererInfo* gpu = find_renderer("cuda-tile-binned");
+  return gpu && unavailable_reason(*gpu).empty() ? "cuda-tile-binned" : "cpu-mt";
 }
 
 std::unique_ptr<Renderer> make_renderer(const std::string& name) {

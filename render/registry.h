@@ -22,7 +22,7 @@ const std::vector<RendererInfo>& renderer_registry();
 const RendererInfo* find_renderer(const std::string& name);
 // Why `info` cannot run on this machine, or "" when it can.
 std::string unavailable_reason(const RendererInfo& info);
-// The best renderer that runs here: cuda-tile-scan with a GPU, cpu-mt without.
+// The best renderer that runs here: cuda-tile-binned with a GPU, cpu-mt without.
 std::string default_renderer_name();
 // Creates the named renderer; throws std::runtime_error (unknown or unavailable, with reason).
 std::unique_ptr<Renderer> make_renderer(const std::string& name);
