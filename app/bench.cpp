@@ -49,16 +49,42 @@ int run_bench(const BenchOptions& opt) {
       else std::fprintf(stderr, "bench: skipping %s: %s\n", r.name.c_str(), why.c_str());
     }
   }
-  for (const std::string& name : renderers) make_renderer(name);  // fail early on a bad name
+  // Variants: each renderer with the given settings, or once per supported tile size.
+  struct Variant {
+    std::string renderer, label;
+    RendererSettings settings;
+  };
+  std::vector<Variant> variants;
+  const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0;
+  for (const std::string& name : renderers) {
+    const RendererInfo* info = find_renderer(name);
+    if (!info) make_renderer(name);  // throws, listing the names
+    std::vector<RendererSettings> list;
+    if (given) {
+      list.push_back(opt.settings);
+    } else if (info->tile_sizes.empty()) {
+      list.push_back({});
+    } else {
+      for (int t : info->tile_sizes) list.push_back({t, 0});
+    }
+    for (const RendererSettings& s : list) {
+      const RendererSettings r = resolve_settings(*info, s);  // throws on unsupported settings
+      std::string label = name;
+      if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
+      if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
+      variants.push_back({name, label, r});
+    }
+  }
 
   nlohmann::json results = nlohmann::json::array();
-  std::printf("%-14s %-15s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
+  std::printf("%-14s %-20s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
               "min ms", "max ms", "stage medians (ms)");
   using Clock = std::chrono::steady_clock;
   for (const std::string& scene_name : scenes) {
     const Scene scene = load_scene(scene_name, opt.seed);
-    for (const std::string& rname : renderers) {
-      std::unique_ptr<Renderer> r = make_renderer(rname);
+    for (const Variant& variant : variants) {
+      const std::string& rname = variant.label;
+      std::unique_ptr<Renderer> r = make_renderer(variant.renderer, variant.settings);
       r->load(scene, opt.width, opt.height);
       // Warm-up: at least one frame, and no more than the time budget allows.
       const auto w0 = Clock::now();
@@ -76,7 +102,7 @@ int run_bench(const BenchOptions& opt) {
         r->render();
         times.push_back(frame_ms(*r, &stages));
         const double spent = std::chrono::duration<double>(Clock::now() - t0).count();
-        if (times.size() >= 3 && spent > opt.max_seconds) break;
+        if (static_cast<int>(times.size()) >= opt.min_frames && spent > opt.max_seconds) break;
       }
       const double med = median(times);
       std::string stage_text;
@@ -87,12 +113,15 @@ int run_bench(const BenchOptions& opt) {
         stage_text += buf;
         stage_json[stage] = median(v);
       }
-      std::printf("%-14s %-15s %7zu %10.3f %10.3f %10.3f  %s\n", scene_name.c_str(), rname.c_str(),
+      std::printf("%-14s %-20s %7zu %10.3f %10.3f %10.3f  %s\n", scene_name.c_str(), rname.c_str(),
                   times.size(), med, *std::min_element(times.begin(), times.end()),
                   *std::max_element(times.begin(), times.end()), stage_text.c_str());
       std::fflush(stdout);
       results.push_back({{"scene", scene_name},
-                         {"renderer", rname},
+                         {"renderer", variant.renderer},
+                         {"variant", rname},
+                         {"tile_size", variant.settings.tile_size},
+                         {"batch_size", variant.settings.batch_size},
                          {"width", opt.width},
                          {"height", opt.height},
                          {"frames", times.size()},

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "render/registry.h"
+
 namespace circles {
 
 struct BenchOptions {
@@ -11,10 +13,14 @@ struct BenchOptions {
   std::vector<std::string> renderers;  // empty: every renderer available here
   int width = 1024, height = 1024;
   int frames = 20;             // timed frames per pair (fewer if max_seconds runs out)
-  int warmup = 3;              // untimed frames first
+  int warmup = 3;              // untimed frames first (at least one)
+  int min_frames = 3;          // timed frames even past max_seconds
   double max_seconds = 4.0;    // per scene/renderer pair, timed part
   std::uint64_t seed = 1;
   std::string json_path;       // also write the results as JSON here
+  // Settings for every renderer that takes them (those that do not ignore them). With no
+  // settings given, each renderer runs once per supported tile size.
+  RendererSettings settings;
 };
 
 // Runs the benchmark, printing a table to stdout; returns the process exit code.

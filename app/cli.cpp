@@ -70,6 +70,13 @@ std::string frame_path(const std::string& pattern, std::int64_t frame, bool seve
   return pattern.substr(0, dot) + num + pattern.substr(dot);
 }
 
+void add_settings_options(CLI::App* cmd, RendererSettings* s) {
+  cmd->add_option("--tile-size", s->tile_size,
+                  "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's");
+  cmd->add_option("--batch-size", s->batch_size,
+                  "circles culled per batch, for cuda-tile-scan (see `circles list`); default: one per thread");
+}
+
 namespace {
 
 // Options shared by render and check.
@@ -79,6 +86,7 @@ struct FrameJob {
   std::string size;
   std::string frames;
   std::uint64_t seed = kDefaultSeed;
+  RendererSettings settings;
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
@@ -89,6 +97,7 @@ struct FrameJob {
     cmd->add_option("--frames", frames,
                     "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
     cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str();
+    add_settings_options(cmd, &settings);
   }
 
   // Resolves everything up front, so a bad flag fails before any work is done.
@@ -98,6 +107,7 @@ struct FrameJob {
     if (!info) make_renderer(renderer);  // throws with the list of names
     const std::string why = unavailable_reason(*info);
     if (!why.empty()) throw std::runtime_error("renderer '" + renderer + "' is unavailable: " + why);
+    settings = resolve_settings(*info, settings);
     if (!frames.empty()) parse_frames(frames, first, last);
     if (!size.empty()) parse_size(size, w, h);
     *s = load_scene(scene, seed);
@@ -116,9 +126,17 @@ int cmd_list() {
   std::printf("\nRenderers (default here: %s):\n", default_renderer_name().c_str());
   for (const RendererInfo& r : renderer_registry()) {
     const std::string why = unavailable_reason(r);
-    std::printf("  %-15s %s\n  %-15s source: %s%s%s\n", r.name.c_str(), r.description.c_str(), "",
-                r.source.c_str(), why.empty() ? "" : "\n                  UNAVAILABLE: ",
-                why.c_str());
+    std::string knobs;
+    auto list_of = [](const std::vector<int>& v) {
+      std::string out;
+      for (int x : v) out += (out.empty() ? "" : "|") + std::to_string(x);
+      return out;
+    };
+    if (!r.tile_sizes.empty()) knobs += "  --tile-size " + list_of(r.tile_sizes);
+    if (!r.batch_sizes.empty()) knobs += "  --batch-size " + list_of(r.batch_sizes) + " (<= tile^2)";
+    std::printf("  %-16s %s\n  %-16s source: %s%s\n", r.name.c_str(), r.description.c_str(), "",
+                r.source.c_str(), knobs.c_str());
+    if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
   }
   return 0;
 }
@@ -131,7 +149,7 @@ int cmd_render(FrameJob& job, const std::string& out_pattern) {
   const bool several = last - first > 1;
   std::string pattern = out_pattern;
   if (pattern.empty()) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
-  std::unique_ptr<Renderer> r = make_renderer(job.renderer);
+  std::unique_ptr<Renderer> r = make_renderer(job.renderer, job.settings);
   Image img;
   run_frames(*r, scene, w, h, first, last, [&](std::int64_t f) {
     r->read_image(&img);
@@ -149,7 +167,7 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   std::int64_t first = 0, last = 1;
   job.resolve(&scene, &w, &h, &first, &last);
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
-  std::unique_ptr<Renderer> test = make_renderer(job.renderer);
+  std::unique_ptr<Renderer> test = make_renderer(job.renderer, job.settings);
   ref->load(scene, w, h);
   while (ref->frame() < first) ref->advance();
   bool all_ok = true;
@@ -235,9 +253,11 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
   bench->add_option("--frames", bench_opt.frames, "timed frames per pair")->capture_default_str()->check(CLI::Range(1, 100000));
   bench->add_option("--warmup", bench_opt.warmup, "untimed frames first")->capture_default_str()->check(CLI::Range(0, 100000));
-  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (at least 3 frames)")->capture_default_str();
+  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str();
+  bench->add_option("--min-frames", bench_opt.min_frames, "timed frames per pair even past --max-seconds")->capture_default_str()->check(CLI::Range(1, 100000));
   bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str();
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
+  add_settings_options(bench, &bench_opt.settings);
 
   try {
     app.parse(argc, argv);

@@ -3,7 +3,15 @@
 #include <cstdint>
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace circles {
+
+struct RendererSettings;
+// Adds --tile-size and --batch-size (checked later against the registry by resolve_settings).
+void add_settings_options(CLI::App* cmd, RendererSettings* settings);
 
 int run_cli(int argc, const char* const* argv);
 

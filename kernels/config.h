@@ -1,10 +1,20 @@
 // Tunables of the CUDA renderers, in one place.
 #pragma once
+#include <type_traits>
 
 namespace circles {
 
-constexpr int kTileSize = 16;                         // cuda-tile-scan: a block owns 16x16 pixels
-constexpr int kTileThreads = kTileSize * kTileSize;   // one thread per pixel = one circle per thread per batch
-constexpr int kNaiveBlockX = 16, kNaiveBlockY = 16;   // cuda-naive: 2D blocks of pixels
+// Tile renderers: a block owns TILE x TILE pixels, one thread per pixel. Supported sizes are
+// listed in the registry (render/registry.cpp); each is one template instantiation per shading.
+constexpr int kSmallTile = 16;
+constexpr int kLargeTile = 32;
+constexpr int kNaiveBlockX = 16, kNaiveBlockY = 16;  // cuda-naive: 2D blocks of pixels
+
+// Calls f(std::integral_constant<int, TILE>{}) for a supported tile size.
+template <class F>
+void with_tile_size(int tile, F&& f) {
+  if (tile == kLargeTile) f(std::integral_constant<int, kLargeTile>{});
+  else f(std::integral_constant<int, kSmallTile>{});
+}
 
 }  // namespace circles

@@ -6,8 +6,9 @@
 
 namespace circles {
 
-std::unique_ptr<Renderer> make_cuda_naive_renderer();
-std::unique_ptr<Renderer> make_cuda_tile_scan_renderer();
-std::unique_ptr<Renderer> make_cuda_tile_binned_renderer();
+struct RendererSettings;
+std::unique_ptr<Renderer> make_cuda_naive_renderer(const RendererSettings& settings);
+std::unique_ptr<Renderer> make_cuda_tile_scan_renderer(const RendererSettings& settings);
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& settings);
 
 }  // namespace circles

@@ -42,6 +42,8 @@ class CudaNaiveRenderer final : public CudaRenderer {
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cuda_naive_renderer() { return std::make_unique<CudaNaiveRenderer>(); }
+std::unique_ptr<Renderer> make_cuda_naive_renderer(const RendererSettings&) {
+  return std::make_unique<CudaNaiveRenderer>();
+}
 
 }  // namespace circles

@@ -1,4 +1,4 @@
-// cuda-tile-binned: circles are binned into 16x16 tiles before shading, so each tile reads only
+// cuda-tile-binned: circles are binned into tiles (16x16 by default) before shading, so each tile reads only
 // the circles that touch it instead of all N (cuda-tile-scan's cost). The forward pass is a list
 // of stages, one launcher each:
 //   count tiles per circle -> exclusive scan (offsets) -> duplicate (tile, circle) pairs ->
@@ -14,6 +14,7 @@
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
+#include "render/registry.h"
 
 namespace circles {
 
@@ -29,36 +30,36 @@ __device__ __forceinline__ int clamp_floor(float v, int lo, int hi) {
   return static_cast<int>(fminf(fmaxf(floorf(v), static_cast<float>(lo)), static_cast<float>(hi)));
 }
 
-__device__ __forceinline__ TileRect tile_rect(const float4 p, const View& v) {
+__device__ __forceinline__ TileRect tile_rect(const float4 p, const View& v, int tile) {
   const int i0 = clamp_floor((p.x - p.w) * v.scale + v.off_x - 0.5f, -2, v.width) - 1;
   const int i1 = clamp_floor((p.x + p.w) * v.scale + v.off_x - 0.5f, -2, v.width) + 2;
   const int j0 = clamp_floor((p.y - p.w) * v.scale + v.off_y - 0.5f, -2, v.height) - 1;
   const int j1 = clamp_floor((p.y + p.w) * v.scale + v.off_y - 0.5f, -2, v.height) + 2;
   TileRect t;
-  t.x0 = max(i0, 0) / kTileSize;
-  t.x1 = min(i1, v.width - 1) / kTileSize;
-  t.y0 = max(j0, 0) / kTileSize;
-  t.y1 = min(j1, v.height - 1) / kTileSize;
+  t.x0 = max(i0, 0) / tile;
+  t.x1 = min(i1, v.width - 1) / tile;
+  t.y0 = max(j0, 0) / tile;
+  t.y1 = min(j1, v.height - 1) / tile;
   if (i1 < 0 || j1 < 0 || i0 > v.width - 1 || j0 > v.height - 1) t.x1 = t.x0 - 1;  // off image
   return t;
 }
 
 // One thread per circle: how many tiles its bounding box covers. Memory-bound, trivial.
-__global__ void count_tiles_kernel(DeviceCircles c, View v, unsigned long long* counts) {
+__global__ void count_tiles_kernel(DeviceCircles c, View v, int tile, unsigned long long* counts) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= c.count) return;
-  const TileRect t = tile_rect(c.pos_rad[k], v);
+  const TileRect t = tile_rect(c.pos_rad[k], v, tile);
   counts[k] = t.x1 < t.x0 ? 0ull : static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
 }
 
 // One thread per circle: writes a (tile, circle) pair for each tile it covers, at its scanned
 // offset, so pairs come out in circle order. Big circles make long threads (load imbalance).
-__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tiles_x,
+__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x,
                                        const unsigned long long* offsets, unsigned* keys,
                                        unsigned* ids) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= c.count) return;
-  const TileRect t = tile_rect(c.pos_rad[k], v);
+  const TileRect t = tile_rect(c.pos_rad[k], v, tile);
   unsigned long long o = offsets[k];
   for (int ty = t.y0; ty <= t.y1; ++ty)
     for (int tx = t.x0; tx <= t.x1; ++tx, ++o) {
@@ -85,10 +86,11 @@ __global__ void tile_ranges_kernel(const unsigned* keys, int total, uint2* range
 // One block per tile, one thread per pixel: stage the tile's circles through shared memory 256
 // at a time (coalesced gathers by id) and blend them in order. Work is proportional to the
 // circles that touch the tile, not N.
-template <Shading S>
-__global__ void __launch_bounds__(kTileThreads) shade_tiles_kernel(DeviceCircles c, FrameParams f,
-                                                                   const uint2* ranges,
-                                                                   const unsigned* ids) {
+template <Shading S, int TILE>
+__global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles c, FrameParams f,
+                                                                  const uint2* ranges,
+                                                                  const unsigned* ids) {
+  constexpr int kTileSize = TILE, kTileThreads = TILE * TILE;
   __shared__ float4 s_pos[kTileThreads];
   __shared__ float4 s_col[kTileThreads];
   const View& v = f.view;
@@ -125,15 +127,16 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer() { CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_)); }
+  explicit CudaTileBinnedRenderer(int tile) : tile_(tile) { CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_)); }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_total_)); }
 
  private:
   void draw() override {
     const DeviceCircles c = circles();
     const FrameParams f = frame_params();
-    const int tiles_x = (f.view.width + kTileSize - 1) / kTileSize;
-    const int tiles_y = (f.view.height + kTileSize - 1) / kTileSize;
+    const int tile = tile_;
+    const int tiles_x = (f.view.width + tile - 1) / tile;
+    const int tiles_y = (f.view.height + tile - 1) / tile;
     const unsigned tiles = static_cast<unsigned>(tiles_x * tiles_y);
     const int n = c.count;
     const int threads = 256;
@@ -144,7 +147,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (n > 0) {
       counts_.reserve(n);
       offsets_.reserve(static_cast<std::size_t>(n) + 1);
-      count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, counts_.get());
+      count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, counts_.get());
       CUDA_CHECK_LAUNCH();
       stage("count");
 
@@ -169,7 +172,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       ids_.reserve(total);
       keys_alt_.reserve(total);
       ids_alt_.reserve(total);
-      duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tiles_x, offsets_.get(),
+      duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(),
                                                                keys_.get(), ids_.get());
       CUDA_CHECK_LAUNCH();
       stage("duplicate");
@@ -190,14 +193,18 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     }
     const dim3 grid(tiles_x, tiles_y);
     const unsigned* ids_ptr = total > 0 ? sorted_ids_ : ids_.get();
-    if (shading() == Shading::Snow)
-      shade_tiles_kernel<Shading::Snow><<<grid, kTileThreads, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
-    else
-      shade_tiles_kernel<Shading::Flat><<<grid, kTileThreads, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
+    with_tile_size(tile, [&](auto t) {
+      constexpr int T = decltype(t)::value;
+      if (shading() == Shading::Snow)
+        shade_tiles_kernel<Shading::Snow, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
+      else
+        shade_tiles_kernel<Shading::Flat, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
+    });
     CUDA_CHECK_LAUNCH();
     stage("clear+shade");
   }
 
+  const int tile_;
   DeviceBuffer<unsigned> keys_, ids_, keys_alt_, ids_alt_;
   DeviceBuffer<unsigned long long> counts_, offsets_, total_{1};
   DeviceBuffer<uint2> ranges_;
@@ -208,8 +215,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cuda_tile_binned_renderer() {
-  return std::make_unique<CudaTileBinnedRenderer>();
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s) {
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size);
 }
 
 }  // namespace circles

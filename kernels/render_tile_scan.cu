@@ -1,19 +1,19 @@
-// cuda-tile-scan: one block per 16x16 tile; circles in batches of one per thread; a block-wide
+// cuda-tile-scan: one block per tile (16x16 by default); circles in batches of one per thread; a block-wide
 // exclusive scan compacts the batch's circles that touch the tile into shared memory, in order;
 // then each thread shades its own pixel from that list. No atomics, no races on pixels.
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
+#include "render/registry.h"
 
 namespace circles {
 
 namespace {
 
-constexpr int kWarps = kTileThreads / 32;
-
 // Exclusive scan of one 0/1 flag per thread across the block: a ballot and popcount inside each
 // warp, then a scan of the kWarps warp totals held in shared memory. Returns this thread's
 // offset; *total gets the block's sum. Contains __syncthreads(): every thread must call it.
+template <int kWarps>
 __device__ __forceinline__ int exclusive_scan_flags(bool flag, int* warp_totals, int* total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned ballot = __ballot_sync(0xffffffffu, flag);
@@ -30,15 +30,16 @@ __device__ __forceinline__ int exclusive_scan_flags(bool flag, int* warp_totals,
   return before + __popc(ballot & ((1u << lane) - 1u));
 }
 
-// One block per 16x16 tile, one thread per pixel. Each batch: every thread tests one circle
-// against the tile, the scan packs survivors into shared memory, every thread blends them in
-// order. Fast where few circles touch a tile; every block still reads all N circles (N x tiles
-// tests), which dominates for very large N.
-template <Shading S>
-__global__ void __launch_bounds__(kTileThreads) render_tile_scan_kernel(DeviceCircles circles,
-                                                                        FrameParams f) {
-  __shared__ float4 s_pos[kTileThreads];
-  __shared__ float4 s_col[kTileThreads];
+// One block per TILE x TILE tile, one thread per pixel. Each batch: the first `batch` threads
+// test one circle each against the tile, the scan packs survivors into shared memory, every
+// thread blends them in order. Fast where few circles touch a tile; but every block still reads
+// all N circles (N x tiles tests), which dominates for very large N.
+template <Shading S, int TILE>
+__global__ void __launch_bounds__(TILE * TILE) render_tile_scan_kernel(DeviceCircles circles,
+                                                                       FrameParams f, int batch) {
+  constexpr int kTileSize = TILE, kThreads = TILE * TILE, kWarps = kThreads / 32;
+  __shared__ float4 s_pos[kThreads];
+  __shared__ float4 s_col[kThreads];
   __shared__ int s_warp_totals[kWarps];
 
   const View& v = f.view;
@@ -51,16 +52,16 @@ __global__ void __launch_bounds__(kTileThreads) render_tile_scan_kernel(DeviceCi
   const float px = v.pixel_x(i), py = v.pixel_y(j);
   Float4 c = background_at(f.background, j < v.height ? j : v.height - 1, v.height);
 
-  for (int base = 0; base < circles.count; base += kTileThreads) {
+  for (int base = 0; base < circles.count; base += batch) {
     const int k = base + static_cast<int>(threadIdx.x);
     float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
     bool touches = false;
-    if (k < circles.count) {
+    if (static_cast<int>(threadIdx.x) < batch && k < circles.count) {
       p = circles.pos_rad[k];
       touches = circle_touches_box(p.x, p.y, p.w, x0, y0, x1, y1);
     }
     int total;
-    const int slot = exclusive_scan_flags(touches, s_warp_totals, &total);
+    const int slot = exclusive_scan_flags<kWarps>(touches, s_warp_totals, &total);
     if (touches) {
       s_pos[slot] = p;
       s_col[slot] = circles.color[k];
@@ -78,23 +79,30 @@ __global__ void __launch_bounds__(kTileThreads) render_tile_scan_kernel(DeviceCi
 }
 
 class CudaTileScanRenderer final : public CudaRenderer {
+ public:
+  CudaTileScanRenderer(int tile, int batch) : tile_(tile), batch_(batch) {}
+
+ private:
   void draw() override {
     const FrameParams f = frame_params();
-    const dim3 grid((f.view.width + kTileSize - 1) / kTileSize,
-                    (f.view.height + kTileSize - 1) / kTileSize);
-    if (shading() == Shading::Snow)
-      render_tile_scan_kernel<Shading::Snow><<<grid, kTileThreads, 0, stream()>>>(circles(), f);
-    else
-      render_tile_scan_kernel<Shading::Flat><<<grid, kTileThreads, 0, stream()>>>(circles(), f);
+    with_tile_size(tile_, [&](auto tile) {
+      constexpr int T = decltype(tile)::value;
+      const dim3 grid((f.view.width + T - 1) / T, (f.view.height + T - 1) / T);
+      if (shading() == Shading::Snow)
+        render_tile_scan_kernel<Shading::Snow, T><<<grid, T * T, 0, stream()>>>(circles(), f, batch_);
+      else
+        render_tile_scan_kernel<Shading::Flat, T><<<grid, T * T, 0, stream()>>>(circles(), f, batch_);
+    });
     CUDA_CHECK_LAUNCH();
     stage("clear+cull+scan+shade");
   }
+  const int tile_, batch_;
 };
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cuda_tile_scan_renderer() {
-  return std::make_unique<CudaTileScanRenderer>();
+std::unique_ptr<Renderer> make_cuda_tile_scan_renderer(const RendererSettings& s) {
+  return std::make_unique<CudaTileScanRenderer>(s.tile_size, s.batch_size);
 }
 
 }  // namespace circles

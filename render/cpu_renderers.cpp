@@ -12,6 +12,7 @@
 
 #include "render/animate.h"
 #include "render/raster.h"
+#include "render/registry.h"
 
 namespace circles {
 
@@ -79,6 +80,12 @@ class CpuRenderer : public Renderer {
     scene_ = scene;
     view_ = make_view(width, height);
     image_ = Image(width, height);
+    // Pixel centres, computed once with the shared View functions (same floats, no division
+    // per pixel per circle).
+    px_.resize(width);
+    py_.resize(height);
+    for (int i = 0; i < width; ++i) px_[i] = view_.pixel_x(i);
+    for (int j = 0; j < height; ++j) py_[j] = view_.pixel_y(j);
   }
 
   void advance() override {
@@ -115,18 +122,19 @@ class CpuRenderer : public Renderer {
 
   // Blends circle c over the pixels of [i0, i1] x [j0, j1] (inclusive) that it covers.
   void blend_box(const Circle& c, int i0, int i1, int j0, int j1) {
+    const Shading shading = scene_.shading;
     for (int j = j0; j <= j1; ++j) {
-      const float py = view_.pixel_y(j);
+      const float py = py_[j];
       Float4* row = &image_.at(0, j);
       for (int i = i0; i <= i1; ++i)
-        blend_circle(scene_.shading, view_.pixel_x(i), py, c.x, c.y, c.z, c.radius, c.r, c.g, c.b,
-                     c.a, &row[i]);
+        blend_circle(shading, px_[i], py, c.x, c.y, c.z, c.radius, c.r, c.g, c.b, c.a, &row[i]);
     }
   }
 
   Scene scene_;
   View view_;
   Image image_;
+  std::vector<float> px_, py_;  // pixel centres of columns and rows
   double animate_ms_ = 0, render_ms_ = 0;
 };
 
@@ -143,7 +151,11 @@ class CpuRefRenderer final : public CpuRenderer {
 };
 
 class CpuMtRenderer final : public CpuRenderer {
-  static constexpr int kTile = 32;
+ public:
+  explicit CpuMtRenderer(int tile) : tile_(tile) {}
+
+ private:
+  const int tile_;  // pixels per tile side
 
   void animate() override {
     parallel_for(scene_.circles.size(), 1 << 14,
@@ -154,8 +166,8 @@ class CpuMtRenderer final : public CpuRenderer {
   }
 
   void draw() override {
-    tiles_x_ = (view_.width + kTile - 1) / kTile;
-    tiles_y_ = (view_.height + kTile - 1) / kTile;
+    tiles_x_ = (view_.width + tile_ - 1) / tile_;
+    tiles_y_ = (view_.height + tile_ - 1) / tile_;
     const std::size_t tiles = static_cast<std::size_t>(tiles_x_) * tiles_y_;
     // Bin: chunk k of the circles fills bins_[k][tile] in circle order; chunks stay in order.
     const std::size_t n = scene_.circles.size();
@@ -185,16 +197,16 @@ class CpuMtRenderer final : public CpuRenderer {
       pixel_span(c.x, c.radius, view_.scale, view_.off_x, view_.width, &i0, &i1);
       pixel_span(c.y, c.radius, view_.scale, view_.off_y, view_.height, &j0, &j1);
       if (i0 > i1 || j0 > j1) continue;
-      for (int ty = j0 / kTile; ty <= j1 / kTile; ++ty)
-        for (int tx = i0 / kTile; tx <= i1 / kTile; ++tx)
+      for (int ty = j0 / tile_; ty <= j1 / tile_; ++ty)
+        for (int tx = i0 / tile_; tx <= i1 / tile_; ++tx)
           out[static_cast<std::size_t>(ty) * tiles_x_ + tx].push_back(static_cast<std::uint32_t>(idx));
     }
   }
 
   void shade_tile(std::size_t t) {
     const int tx = static_cast<int>(t % tiles_x_), ty = static_cast<int>(t / tiles_x_);
-    const int ti0 = tx * kTile, ti1 = std::min(view_.width, ti0 + kTile) - 1;
-    const int tj0 = ty * kTile, tj1 = std::min(view_.height, tj0 + kTile) - 1;
+    const int ti0 = tx * tile_, ti1 = std::min(view_.width, ti0 + tile_) - 1;
+    const int tj0 = ty * tile_, tj1 = std::min(view_.height, tj0 + tile_) - 1;
     for (int j = tj0; j <= tj1; ++j) {
       const Float4 bg = background_at(scene_.background, j, view_.height);
       std::fill(&image_.at(ti0, j), &image_.at(ti1, j) + 1, bg);
@@ -217,7 +229,11 @@ class CpuMtRenderer final : public CpuRenderer {
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cpu_ref_renderer() { return std::make_unique<CpuRefRenderer>(); }
-std::unique_ptr<Renderer> make_cpu_mt_renderer() { return std::make_unique<CpuMtRenderer>(); }
+std::unique_ptr<Renderer> make_cpu_ref_renderer(const RendererSettings&) {
+  return std::make_unique<CpuRefRenderer>();
+}
+std::unique_ptr<Renderer> make_cpu_mt_renderer(const RendererSettings& settings) {
+  return std::make_unique<CpuMtRenderer>(settings.tile_size);
+}
 
 }  // namespace circles

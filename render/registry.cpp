@@ -2,6 +2,7 @@
 // when the build has CUDA (CIRCLES_HAVE_CUDA) and otherwise lists them as unavailable.
 #include "render/registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "render/cpu_renderers.h"
@@ -14,7 +15,7 @@ namespace circles {
 
 namespace {
 #if !CIRCLES_HAVE_CUDA
-std::unique_ptr<Renderer> no_cuda() { throw std::runtime_error("this build has no CUDA support"); }
+std::unique_ptr<Renderer> no_cuda(const RendererSettings&) { throw std::runtime_error("this build has no CUDA support"); }
 #define make_cuda_naive_renderer no_cuda
 #define make_cuda_tile_scan_renderer no_cuda
 #define make_cuda_tile_binned_renderer no_cuda
@@ -24,19 +25,20 @@ std::unique_ptr<Renderer> no_cuda() { throw std::runtime_error("this build has n
 const std::vector<RendererInfo>& renderer_registry() {
   static const std::vector<RendererInfo> list = {
       {"cpu-ref", "sequential CPU: each circle in order, each pixel of its bounding box (defines the picture)",
-       "render/cpu_renderers.cpp", false, make_cpu_ref_renderer},
-      {"cpu-mt", "multithreaded CPU: circles binned into 32x32 tiles in order, threads over tiles",
-       "render/cpu_renderers.cpp", false, make_cpu_mt_renderer},
+       "render/cpu_renderers.cpp", false, {}, {}, make_cpu_ref_renderer},
+      {"cpu-mt", "multithreaded CPU: circles binned into tiles in order, threads over tiles",
+       "render/cpu_renderers.cpp", false, {32, 16, 64}, {}, make_cpu_mt_renderer},
       {"cuda-naive", "CUDA, one thread per pixel looping over all circles",
-       "kernels/render_naive.cu", true, make_cuda_naive_renderer},
+       "kernels/render_naive.cu", true, {}, {}, make_cuda_naive_renderer},
       {"cuda-tile-scan",
-       "CUDA, a block per 16x16 tile: cull a batch of circles, compact with an exclusive scan in "
+       "CUDA, a block per tile: cull a batch of circles, compact with an exclusive scan in "
        "shared memory, shade in order",
-       "kernels/render_tile_scan.cu", true, make_cuda_tile_scan_renderer},
+       "kernels/render_tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024},
+       make_cuda_tile_scan_renderer},
       {"cuda-tile-binned",
-       "CUDA, circles binned into 16x16 tiles first (count, scan, duplicate, radix sort, ranges), "
+       "CUDA, circles binned into tiles first (count, scan, duplicate, radix sort, ranges), "
        "then each tile shades only its own circles",
-       "kernels/render_tile_binned.cu", true, make_cuda_tile_binned_renderer},
+       "kernels/render_tile_binned.cu", true, {16, 32}, {}, make_cuda_tile_binned_renderer},
   };
   return list;
 }
@@ -62,7 +64,50 @@ std::string default_renderer_name() {
   return gpu && unavailable_reason(*gpu).empty() ? "cuda-tile-binned" : "cpu-mt";
 }
 
-std::unique_ptr<Renderer> make_renderer(const std::string& name) {
+namespace {
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+}  // namespace
+
+RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) {
+  if (info.tile_sizes.empty()) {
+    if (s.tile_size != 0)
+      throw std::invalid_argument("renderer '" + info.name + "' has no tile size setting");
+  } else if (s.tile_size == 0) {
+    s.tile_size = info.tile_sizes.front();
+  } else if (std::find(info.tile_sizes.begin(), info.tile_sizes.end(), s.tile_size) == info.tile_sizes.end()) {
+    throw std::invalid_argument("renderer '" + info.name + "' supports tile sizes " + join(info.tile_sizes) +
+                                ", not " + std::to_string(s.tile_size));
+  }
+  if (info.batch_sizes.empty()) {
+    if (s.batch_size != 0)
+      throw std::invalid_argument("renderer '" + info.name + "' has no batch size setting");
+  } else {
+    const int full = s.tile_size * s.tile_size;
+    if (s.batch_size == 0) s.batch_size = full;
+    std::vector<int> allowed;
+    for (int b : info.batch_sizes)
+      if (b <= full) allowed.push_back(b);
+    if (std::find(allowed.begin(), allowed.end(), s.batch_size) == allowed.end())
+      throw std::invalid_argument("renderer '" + info.name + "' with tile size " + std::to_string(s.tile_size) +
+                                  " supports batch sizes " + join(allowed) + ", not " +
+                                  std::to_string(s.batch_size));
+  }
+  return s;
+}
+
+std::string describe_settings(const RendererInfo& info, const RendererSettings& settings) {
+  const RendererSettings s = resolve_settings(info, settings);
+  std::string out;
+  if (s.tile_size) out += "tile " + std::to_string(s.tile_size);
+  if (s.batch_size) out += (out.empty() ? "" : ", ") + std::string("batch ") + std::to_string(s.batch_size);
+  return out;
+}
+
+std::unique_ptr<Renderer> make_renderer(const std::string& name, const RendererSettings& settings) {
   const RendererInfo* info = find_renderer(name);
   if (!info) {
     std::string names;
@@ -71,7 +116,7 @@ std::unique_ptr<Renderer> make_renderer(const std::string& name) {
   }
   const std::string why = unavailable_reason(*info);
   if (!why.empty()) throw std::runtime_error("renderer '" + name + "' is unavailable: " + why);
-  return info->make();
+  return info->make(resolve_settings(*info, settings));
 }
 
 }  // namespace circles

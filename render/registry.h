@@ -9,12 +9,20 @@
 
 namespace circles {
 
+// The knobs a renderer may take; 0 means the renderer's default.
+struct RendererSettings {
+  int tile_size = 0;   // pixels per tile side
+  int batch_size = 0;  // circles culled per batch (0: one per thread, tile_size^2)
+};
+
 struct RendererInfo {
   std::string name;         // what users type: "cuda-tile-scan"
   std::string description;  // one line
   std::string source;       // the file that implements it
   bool needs_gpu = false;
-  std::unique_ptr<Renderer> (*make)() = nullptr;
+  std::vector<int> tile_sizes;   // supported tile sizes, the default first; empty: no tiles
+  std::vector<int> batch_sizes;  // supported batch sizes (each <= tile_size^2); empty: none
+  std::unique_ptr<Renderer> (*make)(const RendererSettings& settings) = nullptr;
 };
 
 const std::vector<RendererInfo>& renderer_registry();
@@ -24,7 +32,13 @@ const RendererInfo* find_renderer(const std::string& name);
 std::string unavailable_reason(const RendererInfo& info);
 // The best renderer that runs here: cuda-tile-binned with a GPU, cpu-mt without.
 std::string default_renderer_name();
-// Creates the named renderer; throws std::runtime_error (unknown or unavailable, with reason).
-std::unique_ptr<Renderer> make_renderer(const std::string& name);
+// Fills in defaults and checks `s` against what `info` supports; throws std::invalid_argument
+// naming the supported values.
+RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s);
+// Creates the named renderer; throws std::runtime_error (unknown or unavailable, with reason)
+// or std::invalid_argument (unsupported settings).
+std::unique_ptr<Renderer> make_renderer(const std::string& name, const RendererSettings& settings = {});
+// "tile 16, batch 256" (what the settings resolve to), or "" for a renderer without knobs.
+std::string describe_settings(const RendererInfo& info, const RendererSettings& settings);
 
 }  // namespace circles

@@ -108,6 +108,32 @@ TEST(CpuMt, EqualsCpuRefOnEveryBuiltinScene) {
   }
 }
 
+TEST(CpuMt, EveryTileSizeEqualsCpuRef) {
+  const Scene s = make_builtin_scene("rand10k");
+  const Image ref = render_frame("cpu-ref", s, 131, 77, 0);
+  for (int tile : find_renderer("cpu-mt")->tile_sizes) {
+    std::unique_ptr<Renderer> r = make_renderer("cpu-mt", {tile, 0});
+    Image img;
+    run_frames(*r, s, 131, 77, 0, 1, [&](std::int64_t) { r->read_image(&img); });
+    EXPECT_EQ(std::memcmp(ref.pixels.data(), img.pixels.data(), ref.pixels.size() * sizeof(Float4)), 0)
+        << "tile " << tile;
+  }
+}
+
+TEST(Registry, SettingsAreCheckedAgainstTheEntry) {
+  const RendererInfo& mt = *find_renderer("cpu-mt");
+  EXPECT_EQ(resolve_settings(mt, {}).tile_size, mt.tile_sizes.front());
+  EXPECT_THROW(resolve_settings(mt, {7, 0}), std::invalid_argument);
+  EXPECT_THROW(resolve_settings(mt, {0, 64}), std::invalid_argument);
+  EXPECT_THROW(resolve_settings(*find_renderer("cpu-ref"), {16, 0}), std::invalid_argument);
+  const RendererInfo& scan = *find_renderer("cuda-tile-scan");
+  EXPECT_EQ(resolve_settings(scan, {16, 0}).batch_size, 256);
+  EXPECT_EQ(resolve_settings(scan, {32, 0}).batch_size, 1024);
+  EXPECT_THROW(resolve_settings(scan, {16, 512}), std::invalid_argument);  // batch > 16^2
+  EXPECT_EQ(describe_settings(scan, {32, 64}), "tile 32, batch 64");
+  EXPECT_EQ(default_renderer_name(), unavailable_reason(scan).empty() ? "cuda-tile-binned" : "cpu-mt");
+}
+
 TEST(Compare, CountsPixelsOverTolerance) {
   Image a(4, 1), b(4, 1);
   b.at(2, 0).y = .5f;
