@@ -1,12 +1,15 @@
 // Built-in scene generators and animation steps.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "render/animate.h"
 #include "render/builtin_scenes.h"
 #include "render/cpu_renderers.h"
 #include "render/scene_io.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
@@ -142,6 +145,24 @@ TEST(Animation, SavedFrameContinuesLikeTheBuiltin) {
   Scene direct = make_builtin_scene("fireworks");
   advance_scene(&direct, 15);
   EXPECT_TRUE(same_circles(loaded, direct));
+}
+
+// Every example scene file in scenes/ loads, and renders the same on cpu-ref and cpu-mt.
+TEST(ExampleScenes, LoadAndRender) {
+  const char* env = std::getenv("CIRCLES_SOURCE_DIR");
+  const std::string dir = std::string(env && *env ? env : CIRCLES_SOURCE_DIR) + "/scenes";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".scene") continue;
+    ++files;
+    const Scene s = load_scene_file(entry.path().string());
+    EXPECT_FALSE(s.circles.empty()) << entry.path();
+    const Image a = test::render_frame("cpu-ref", s, 120, 90, s.frame + 2);
+    const Image b = test::render_frame("cpu-mt", s, 120, 90, s.frame + 2);
+    EXPECT_EQ(std::memcmp(a.pixels.data(), b.pixels.data(), a.pixels.size() * sizeof(Float4)), 0)
+        << entry.path();
+  }
+  EXPECT_GE(files, 3);
 }
 
 TEST(BuiltinScenes, UnknownNameListsTheBuiltins) {
