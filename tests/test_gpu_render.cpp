@@ -49,6 +49,8 @@ struct Variant {
   }
 };
 
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.label(); }
+
 std::vector<Variant> gpu_variants() {
   std::vector<Variant> out;
   for (const RendererInfo& r : renderer_registry()) {
