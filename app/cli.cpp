@@ -17,6 +17,9 @@
 #include "render/png.h"
 #include "render/registry.h"
 #include "render/scene_io.h"
+#if CIRCLES_HAVE_GUI
+#include "app/viewer.h"
+#endif
 
 namespace circles {
 
@@ -259,14 +262,69 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
 
+  // `circles view`: the viewer (docs/VIEWER.md). Without the GUI the subcommand still exists, to
+  // say so.
+#if CIRCLES_HAVE_GUI
+  ViewerOptions view_opt;
+  CLI::App* view = app.add_subcommand(
+      "view", "interactive viewer: the frame in a window with panels (GLFW + OpenGL); --offscreen runs it "
+              "without a display (EGL)");
+  view->add_option("SCENE", view_opt.scene, "built-in scene name or scene file path")->capture_default_str();
+  view->add_option("-r,--renderer", view_opt.renderer,
+                   "renderer (see `circles list`); default: " + default_renderer_name());
+  view->add_option("-s,--size", view_opt.size,
+                   "WxH. In a window: a fixed render size (default: the scene area's size in pixels). With "
+                   "--offscreen: the window size (default 1280x720)");
+  view->add_option("--render-size", view_opt.render_size,
+                   "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
+  view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str();
+  view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
+  view->add_flag("--offscreen", view_opt.offscreen,
+                 "no window: the same loop and UI on an offscreen EGL context (NVIDIA EGL device, else Mesa "
+                 "surfaceless); needs --frames; prints a timing summary");
+  view->add_option("--frames", view_opt.frames, "show N frames, then exit (required with --offscreen)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+  view->add_option("--screenshot", view_opt.screenshot,
+                   "after the last frame, write the whole window (panels included) as PNG");
+  view->add_option("--export", view_opt.export_png,
+                   "after the last frame, write the frame as PNG (the same bytes as `circles render`)");
+  view->add_flag("--check", view_opt.check, "after the last frame, compare it with cpu-ref; exit 1 if it differs");
+  view->add_flag("--diff-overlay", view_opt.diff_overlay,
+                 "with --check: show the difference image in the scene area (and the screenshot)");
+  view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
+  view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 16));
+  view->add_flag("--no-interop", view_opt.no_interop,
+                 "present CUDA frames through a host copy instead of CUDA-GL interop (also "
+                 "CIRCLES_FORCE_NO_INTEROP=1)");
+  app.footer(std::string("With no arguments, circles opens the viewer on ") + kDefaultScene + ".");
+#else
+  CLI::App* view = app.add_subcommand("view", "interactive viewer (not in this build: configured without the GUI)");
+  view->allow_extras();
+#endif
+
+  // No arguments at all: the viewer on the default scene (when there is one).
+  const bool default_viewer = argc <= 1 && CIRCLES_HAVE_GUI;
   try {
-    app.parse(argc, argv);
+    if (!default_viewer) app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
 
   try {
+#if CIRCLES_HAVE_GUI
+    if (default_viewer || *view) return run_viewer(view_opt);
+#else
+    if (*view) {
+      std::fprintf(stderr,
+                   "circles: error: this build has no GUI: the viewer needs GLFW, libepoxy, EGL and Dear ImGui "
+                   "at configure time (libglfw3-dev libepoxy-dev libegl-dev libimgui-dev) and CIRCLES_GUI=ON. "
+                   "Use `circles render` for images.\n");
+      return 1;
+    }
+#endif
     if (*list) return cmd_list();
     if (*render) return cmd_render(render_job, out);
     if (*check) return cmd_check(check_job, tolerance, diff);

@@ -1,0 +1,49 @@
+// Presents finished frames: owns the GL_RGBA8 frame texture (the one CUDA writes through interop,
+// or glTexSubImage2D fills from the host), the diff-overlay texture, and the present program
+// (shaders/present.*.glsl: a fullscreen triangle over the scene area). GL only draws here; the
+// image itself is always made by the renderer.
+#pragma once
+#include <cstdint>
+
+#include "app/gl_util.h"
+#include "app/viewer_layout.h"
+
+namespace circles {
+
+enum class OverlayMode { None = 0, Replace = 1, Blend = 2 };
+
+class Presenter {
+ public:
+  Presenter();  // compiles the program; needs a current GL 3.3 context
+  // Makes the frame texture w x h; true when it was (re)created (interop must re-register it).
+  bool ensure_size(int w, int h);
+  GLuint frame_texture() const { return frame_.get(); }
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+  // Fills the frame texture from 8-bit RGBA, bottom row first (to_texture_rgba8).
+  void upload_frame(const std::uint8_t* rgba);
+  // The diff overlay (same size as the frame, else it is dropped).
+  void upload_overlay(const std::uint8_t* rgba, int w, int h);
+  void drop_overlay() { overlay_w_ = overlay_h_ = 0; }
+  bool has_overlay() const { return overlay_w_ == width_ && overlay_h_ == height_ && width_ > 0; }
+
+  // Draws into `area`: the frame at `where`, the letterbox colour around it. GPU time in timer().
+  void draw(const PixelRect& area, const Placement& where, OverlayMode mode, float overlay_alpha);
+  GlTimer& timer() { return timer_; }
+
+  static constexpr float kLetterbox[3] = {0.09f, 0.09f, 0.10f};
+
+ private:
+  static void define_texture(GLuint tex, int w, int h);
+  GlProgram program_;
+  GlVertexArray vao_;  // empty: the triangle comes from gl_VertexID, but core GL needs a VAO
+  GlTexture frame_, overlay_;
+  int width_ = 0, height_ = 0;
+  int overlay_w_ = 0, overlay_h_ = 0;
+  GLint u_frame_ = -1, u_overlay_ = -1, u_origin_ = -1, u_scale_ = -1, u_size_ = -1, u_mode_ = -1,
+        u_alpha_ = -1, u_letterbox_ = -1;
+  GlTimer timer_;
+};
+
+}  // namespace circles

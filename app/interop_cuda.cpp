@@ -1,0 +1,155 @@
+// CUDA-GL interop through a registered texture and a surface object (see app/interop.h).
+#include <epoxy/gl.h>  // before cuda_gl_interop.h, which needs GL's types
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "app/interop.h"
+#include "app/interop_present.h"
+#include "kernels/cuda_check.h"
+#include "kernels/stage_timer.h"
+
+namespace circles {
+
+namespace {
+
+// Owns one cudaGraphicsGLRegisterImage registration.
+class GraphicsResource {
+ public:
+  GraphicsResource() = default;
+  explicit GraphicsResource(GLuint texture) {
+    CUDA_CHECK(cudaGraphicsGLRegisterImage(&res_, texture, GL_TEXTURE_2D,
+                                           cudaGraphicsRegisterFlagsSurfaceLoadStore));
+    // The kernel overwrites every texel: CUDA need not preserve the old contents.
+    CUDA_CHECK(cudaGraphicsResourceSetMapFlags(res_, cudaGraphicsMapFlagsWriteDiscard));
+  }
+  ~GraphicsResource() {
+    if (res_) CUDA_CHECK_PRINT(cudaGraphicsUnregisterResource(res_));
+  }
+  GraphicsResource(GraphicsResource&& o) noexcept : res_(std::exchange(o.res_, nullptr)) {}
+  GraphicsResource& operator=(GraphicsResource&& o) noexcept {
+    if (this != &o) {
+      if (res_) CUDA_CHECK_PRINT(cudaGraphicsUnregisterResource(res_));
+      res_ = std::exchange(o.res_, nullptr);
+    }
+    return *this;
+  }
+  GraphicsResource(const GraphicsResource&) = delete;
+  GraphicsResource& operator=(const GraphicsResource&) = delete;
+  cudaGraphicsResource_t get() const { return res_; }
+  explicit operator bool() const { return res_ != nullptr; }
+
+ private:
+  cudaGraphicsResource_t res_ = nullptr;
+};
+
+// A mapping of one resource on a stream: unmapped when it goes out of scope (also on errors).
+class Mapping {
+ public:
+  Mapping(cudaGraphicsResource_t res, cudaStream_t s) : res_(res), stream_(s) {
+    CUDA_CHECK(cudaGraphicsMapResources(1, &res_, stream_));
+    mapped_ = true;
+  }
+  ~Mapping() {
+    if (mapped_) CUDA_CHECK_PRINT(cudaGraphicsUnmapResources(1, &res_, stream_));
+  }
+  // Unmaps now, with errors thrown.
+  void unmap() {
+    mapped_ = false;
+    CUDA_CHECK(cudaGraphicsUnmapResources(1, &res_, stream_));
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+
+ private:
+  cudaGraphicsResource_t res_;
+  cudaStream_t stream_;
+  bool mapped_ = false;
+};
+
+// A surface object over a mapped array, destroyed at scope end.
+class SurfaceObject {
+ public:
+  explicit SurfaceObject(cudaArray_t array) {
+    cudaResourceDesc desc{};
+    desc.resType = cudaResourceTypeArray;
+    desc.res.array.array = array;
+    CUDA_CHECK(cudaCreateSurfaceObject(&surf_, &desc));
+  }
+  ~SurfaceObject() {
+    if (surf_) CUDA_CHECK_PRINT(cudaDestroySurfaceObject(surf_));
+  }
+  SurfaceObject(const SurfaceObject&) = delete;
+  SurfaceObject& operator=(const SurfaceObject&) = delete;
+  cudaSurfaceObject_t get() const { return surf_; }
+
+ private:
+  cudaSurfaceObject_t surf_ = 0;
+};
+
+class SurfaceInterop final : public CudaGlInterop {
+ public:
+  ~SurfaceInterop() override { release(); }
+
+  void attach(unsigned int texture, int width, int height) override {
+    release();  // unregister the old texture first
+    resource_ = GraphicsResource(texture);
+    width_ = width;
+    height_ = height;
+    timer_.reset();
+  }
+  void detach() override { release(); }
+  bool attached() const override { return static_cast<bool>(resource_); }
+
+  void present(const void* device_pixels, void* stream_ptr) override {
+    if (!resource_) throw std::logic_error("CudaGlInterop::present before attach");
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+    timer_.open(stream);
+    Mapping mapping(resource_.get(), stream);
+    timer_.mark("map", stream);
+    cudaArray_t array = nullptr;
+    CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_.get(), 0, 0));
+    if (array != surface_array_) {
+      // The surface object is kept across frames (the mapped array of a registered texture
+      // normally stays the same); one in use by queued work is only destroyed after a sync.
+      if (surface_) CUDA_CHECK(cudaStreamSynchronize(stream));
+      surface_ = std::make_unique<SurfaceObject>(array);
+      surface_array_ = array;
+    }
+    launch_float4_to_rgba8(surface_->get(), static_cast<const float4*>(device_pixels), width_, height_, stream);
+    timer_.mark("convert", stream);
+    // Unmapping orders the GL work issued afterwards (the present draw) after this stream's work.
+    mapping.unmap();
+    timer_.mark("unmap", stream);
+    timer_.close();
+  }
+
+  std::vector<StageTiming> timings() const override { return timer_.read(false); }
+
+ private:
+  // Waits for queued work that may still use the surface or the texture, then lets them go.
+  void release() {
+    if (!resource_ && !surface_) return;
+    CUDA_CHECK_PRINT(cudaDeviceSynchronize());
+    surface_.reset();
+    surface_array_ = nullptr;
+    resource_ = GraphicsResource();
+  }
+
+  GraphicsResource resource_;
+  std::unique_ptr<SurfaceObject> surface_;
+  cudaArray_t surface_array_ = nullptr;
+  int width_ = 0, height_ = 0;
+  StageTimer timer_;
+};
+
+}  // namespace
+
+std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(std::string* /*why_not*/) {
+  return std::make_unique<SurfaceInterop>();
+}
+
+}  // namespace circles

@@ -1,0 +1,295 @@
+#include "app/panels.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes only
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <utility>
+
+#include "render/builtin_scenes.h"
+#include "render/registry.h"
+
+namespace circles {
+
+const std::vector<Shortcut>& shortcuts() {
+  static const std::vector<Shortcut> table = {
+      {GLFW_KEY_SPACE, -1, "Space", "play / pause", Action::TogglePlay},
+      {GLFW_KEY_RIGHT, GLFW_KEY_N, "Right, N", "single step (one frame)", Action::Step},
+      {GLFW_KEY_R, -1, "R", "reload the scene (back to its first frame)", Action::Reload},
+      {GLFW_KEY_S, -1, "S", "export the current frame as PNG", Action::ExportPng},
+      {GLFW_KEY_C, -1, "C", "check the current frame against cpu-ref", Action::Check},
+      {GLFW_KEY_D, -1, "D", "difference overlay on / off", Action::ToggleDiff},
+      {GLFW_KEY_V, -1, "V", "vsync on / off", Action::ToggleVsync},
+      {GLFW_KEY_H, GLFW_KEY_F1, "H, F1", "this help", Action::ToggleHelp},
+      {GLFW_KEY_0, GLFW_KEY_KP_0, "0", "reset the view (1:1, no pan)", Action::ResetView},
+      {GLFW_KEY_ESCAPE, -1, "Esc", "quit", Action::Quit},
+  };
+  return table;
+}
+
+void TimingsUi::add(const std::string& name, float ms) {
+  auto it = std::find_if(series.begin(), series.end(), [&](const TimingSeries& s) { return s.name == name; });
+  if (it == series.end()) {
+    const int rank = timing_rank(name);
+    it = std::find_if(series.begin(), series.end(), [&](const TimingSeries& s) { return timing_rank(s.name) > rank; });
+    it = series.insert(it, {name, History{}, "ms"});
+  }
+  it->history.push(ms);
+}
+
+namespace {
+
+const ImVec4 kWarn(1.f, 0.78f, 0.25f, 1.f);
+const ImVec4 kError(1.f, 0.42f, 0.38f, 1.f);
+const ImVec4 kGood(0.45f, 0.9f, 0.45f, 1.f);
+
+// "Label (K)": the button's shortcut from the table, so the two never disagree.
+std::string with_key(const char* label, Action a) {
+  for (const Shortcut& s : shortcuts())
+    if (s.action == a) return std::string(label) + " (" + s.keys + ")";
+  return label;
+}
+
+}  // namespace
+
+void scene_panel(SceneUi& s, std::vector<Action>& actions) {
+  ImGui::TextWrapped("%s", s.current.c_str());
+  ImGui::Text("%zu circles, %s, first frame %" PRId64, s.circle_count, s.animated ? "animated" : "still",
+              s.first_frame);
+  ImGui::Text("render size %d x %d%s", s.render_w, s.render_h, s.fixed_size ? " (fixed)" : " (follows the area)");
+
+  const std::vector<SceneInfo>& scenes = scene_registry();
+  const int shown = s.builtin >= 0 && s.builtin < static_cast<int>(scenes.size()) ? s.builtin : -1;
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::BeginCombo("built-in", shown >= 0 ? scenes[static_cast<std::size_t>(shown)].name.c_str() : "(file)")) {
+    for (int i = 0; i < static_cast<int>(scenes.size()); ++i) {
+      const SceneInfo& info = scenes[static_cast<std::size_t>(i)];
+      char label[160];
+      std::snprintf(label, sizeof label, "%-14s %9zu", info.name.c_str(), info.circle_count);
+      if (ImGui::Selectable(label, i == shown)) {
+        s.builtin = i;
+        s.load_builtin = true;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.description.c_str());
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SetNextItemWidth(-80);
+  ImGui::InputTextWithHint("##path", "scene file path (or drop one)", &s.path);
+  ImGui::SameLine();
+  if (ImGui::Button("Load file")) s.load_path = true;
+  ImGui::SetNextItemWidth(-80);
+  ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
+  if (ImGui::Checkbox("fixed render size", &s.fixed_size) && !s.fixed_size) s.apply_size = true;
+  if (s.fixed_size) {
+    int wh[2] = {s.fixed_w, s.fixed_h};
+    ImGui::SetNextItemWidth(140);
+    if (ImGui::InputInt2("##size", wh)) {
+      s.fixed_w = std::clamp(wh[0], 1, 16384);
+      s.fixed_h = std::clamp(wh[1], 1, 16384);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Apply size")) s.apply_size = true;
+  }
+  if (ImGui::Button(with_key("Reload", Action::Reload).c_str())) actions.push_back(Action::Reload);
+  if (!s.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", s.error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void renderer_panel(RendererUi& r) {
+  std::string previous_why;
+  for (const RendererInfo& info : renderer_registry()) {
+    const std::string why = unavailable_reason(info);
+    const bool same_why = !why.empty() && why == previous_why;
+    previous_why = why;
+    ImGui::BeginDisabled(!why.empty());
+    if (ImGui::Selectable(info.name.c_str(), info.name == r.current) && info.name != r.current)
+      r.requested = info.name;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s\n%s%s%s", info.description.c_str(), info.source.c_str(),
+                        why.empty() ? "" : "\nunavailable: ", why.c_str());
+    if (!why.empty()) {
+      ImGui::Indent();
+      ImGui::PushTextWrapPos(0.f);
+      ImGui::TextDisabled("unavailable: %s", same_why ? "(the same reason)" : why.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::Unindent();
+    }
+  }
+  if (const RendererInfo* info = find_renderer(r.current)) {
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", info->description.c_str());
+    ImGui::TextDisabled("source: %s", info->source.c_str());
+  }
+  ImGui::TextWrapped("present: %s", r.present_path.c_str());
+  if (!r.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", r.error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void animation_panel(AnimationUi& a, std::vector<Action>& actions) {
+  if (ImGui::Button(with_key(a.playing ? "Pause" : "Play", Action::TogglePlay).c_str()))
+    actions.push_back(Action::TogglePlay);
+  ImGui::SameLine();
+  if (ImGui::Button(with_key("Step", Action::Step).c_str())) actions.push_back(Action::Step);
+  ImGui::SetNextItemWidth(-140);
+  ImGui::SliderInt("frames / display", &a.speed, 1, 16);
+  ImGui::Text("frame %" PRId64 "   (%" PRId64 " displayed)", a.frame, a.displayed_frames);
+  ImGui::Checkbox("re-render while paused", &a.rerender_when_paused);
+}
+
+void timings_panel(const TimingsUi& t) {
+  ImGui::Text("frame %.2f ms   %.1f FPS", t.frame_ms.latest(), t.fps);
+  const float width = ImGui::GetContentRegionAvail().x;
+  auto plot = [&](const char* id, const std::string& name, const History& h, const char* unit = "ms") {
+    char overlay[128];
+    std::snprintf(overlay, sizeof overlay, "%s  %.3f %s", name.c_str(), h.latest(), unit);
+    ImGui::PlotLines(id, h.values(), h.count(), h.offset(), overlay, 0.f, std::max(h.max() * 1.15f, 1e-3f),
+                     ImVec2(width, 34));
+  };
+  plot("##frame", "frame", t.frame_ms);
+  plot("##fps", "FPS", t.fps_history, "");
+  for (const TimingSeries& s : t.series) {
+    ImGui::PushID(s.name.c_str());
+    plot("##series", s.name, s.history);
+    ImGui::PopID();
+  }
+  if (t.series.empty()) ImGui::TextDisabled("(no stage times yet)");
+}
+
+void export_panel(ExportUi& e, std::vector<Action>& actions) {
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputText("##export", &e.path);
+  if (ImGui::Button(with_key("Export PNG", Action::ExportPng).c_str())) actions.push_back(Action::ExportPng);
+  ImGui::TextDisabled("the same bytes as `circles render` of this scene, size, renderer and frame");
+  if (!e.status.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, e.ok ? kGood : kError);
+    ImGui::TextWrapped("%s", e.status.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void check_panel(CheckUi& c, std::vector<Action>& actions) {
+  ImGui::BeginDisabled(c.running);
+  if (ImGui::Button(with_key("Check vs cpu-ref", Action::Check).c_str())) actions.push_back(Action::Check);
+  ImGui::EndDisabled();
+  if (c.running) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("checking...");
+  }
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputFloat("tolerance", &c.tolerance, 0.f, 0.f, "%.4f");
+  c.tolerance = std::clamp(c.tolerance, 0.f, 1.f);
+  ImGui::SetNextItemWidth(120);
+  ImGui::SliderFloat("diff gain", &c.gain, 1.f, 256.f, "x%.0f", ImGuiSliderFlags_Logarithmic);
+  if (c.have_result) {
+    ImGui::PushStyleColor(ImGuiCol_Text, c.passed ? kGood : kError);
+    ImGui::TextWrapped("%s %s", c.passed ? "PASS" : "FAIL", c.summary.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!c.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ImGui::TextWrapped("%s", c.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::BeginDisabled(!c.have_result);
+  bool overlay = c.overlay;
+  if (ImGui::Checkbox(with_key("difference overlay", Action::ToggleDiff).c_str(), &overlay))
+    actions.push_back(Action::ToggleDiff);
+  ImGui::Checkbox("blend over the frame", &c.blend);
+  if (c.blend) {
+    ImGui::SetNextItemWidth(120);
+    ImGui::SliderFloat("overlay weight", &c.blend_alpha, 0.f, 1.f);
+  }
+  ImGui::EndDisabled();
+}
+
+void view_panel(const ViewUi& v, std::vector<Action>& actions) {
+  ImGui::TextWrapped("%s", v.surface.c_str());
+  ImGui::TextWrapped("%s", v.gl.c_str());
+  if (v.can_vsync) {
+    bool vsync = v.vsync;
+    if (ImGui::Checkbox(with_key("vsync", Action::ToggleVsync).c_str(), &vsync)) actions.push_back(Action::ToggleVsync);
+  } else {
+    ImGui::TextDisabled("vsync: off (offscreen)");
+  }
+  ImGui::Text("zoom %.3g%s", v.zoom, v.default_view ? " (default view: 1:1 when the size follows)" : "");
+  if (ImGui::Button(with_key("Reset view", Action::ResetView).c_str())) actions.push_back(Action::ResetView);
+  ImGui::TextDisabled("drag: pan   wheel: zoom");
+}
+
+void help_window(bool* open, float display_w, float display_h) {
+  if (!*open) return;
+  // Centred over the scene area, sized to its contents.
+  const float area_x = static_cast<float>(kPanelWidth);
+  ImGui::SetNextWindowPos(ImVec2(area_x + std::max(display_w - area_x, 0.f) / 2, display_h / 2), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+      for (const Shortcut& s : shortcuts()) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(s.keys);
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(s.what);
+      }
+      const char* mouse[][2] = {{"drag", "pan the view"},
+                                {"wheel", "zoom about the cursor"},
+                                {"drop a file", "load it as a scene"}};
+      for (const auto& m : mouse) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(m[0]);
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(m[1]);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Keys are ignored while a text field has focus.");
+  }
+  ImGui::End();
+}
+
+void draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
+  ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(static_cast<float>(kPanelWidth), display_h), ImGuiCond_Always);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  if (ImGui::Begin("##panels", nullptr, flags)) {
+    ImGui::TextUnformatted("circles view");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(H: help)");
+    for (const Notice& n : ui.notices) {
+      ImGui::PushStyleColor(ImGuiCol_Text, n.warning ? kWarn : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+      ImGui::TextWrapped("%s", n.text.c_str());
+      ImGui::PopStyleColor();
+    }
+    auto header = [](const char* name, bool open_by_default) {
+      return ImGui::CollapsingHeader(name, open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+    };
+    if (header("Scene", true)) scene_panel(ui.scene, ui.actions);
+    if (header("Renderer", true)) renderer_panel(ui.renderer);
+    if (header("Animation", true)) animation_panel(ui.animation, ui.actions);
+    if (header("Timings", true)) timings_panel(ui.timings);
+    if (std::exchange(ui.export_png.reveal, false)) ImGui::SetNextItemOpen(true);
+    if (header("Export", false)) export_panel(ui.export_png, ui.actions);
+    if (std::exchange(ui.check.reveal, false)) ImGui::SetNextItemOpen(true);
+    if (header("Check", false)) check_panel(ui.check, ui.actions);
+    if (header("View", false)) view_panel(ui.view, ui.actions);
+  }
+  ImGui::End();
+}
+
+}  // namespace circles

@@ -1,0 +1,25 @@
+// The viewer's ImGui panels. Each is one function drawing from / writing to a plain state struct
+// (app/viewer_state.h); what they ask for goes into `actions` or a request field, and the viewer
+// carries it out. They read only static tables (scene_registry, renderer_registry) besides.
+#pragma once
+#include <vector>
+
+#include "app/viewer_state.h"
+
+namespace circles {
+
+// The fixed column on the left (kPanelWidth wide, full height, never moves): notices, then the
+// Scene, Renderer, Animation, Timings, Export, Check and View panels.
+void draw_panel_column(UiState& ui, float display_w, float display_h);
+
+void scene_panel(SceneUi& scene, std::vector<Action>& actions);
+void renderer_panel(RendererUi& renderer);
+void animation_panel(AnimationUi& animation, std::vector<Action>& actions);
+void timings_panel(const TimingsUi& timings);
+void export_panel(ExportUi& export_png, std::vector<Action>& actions);
+void check_panel(CheckUi& check, std::vector<Action>& actions);
+void view_panel(const ViewUi& view, std::vector<Action>& actions);
+// The Help window (over the scene area, only while open): every shortcut from shortcuts().
+void help_window(bool* open, float display_w, float display_h);
+
+}  // namespace circles

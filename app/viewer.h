@@ -1,0 +1,55 @@
+// `circles view`: the interactive viewer (GLFW window) and its offscreen twin (EGL), which run the
+// same frame loop and UI. Built only when the build has the GUI (CIRCLES_HAVE_GUI); see
+// docs/VIEWER.md.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "render/builtin_scenes.h"
+#include "render/scene.h"
+
+namespace circles {
+
+// What the command line gives (app/cli.cpp fills it in).
+struct ViewerOptions {
+  std::string scene = kDefaultScene;
+  std::string renderer;     // "": default_renderer_name()
+  std::string size;         // -s: window: fixed render size; offscreen: the window size
+  std::string render_size;  // --render-size: fixed render size (either mode)
+  std::uint64_t seed = kDefaultSeed;
+  std::string vsync;        // "on", "off" or "" (on in a window)
+  bool offscreen = false;
+  std::int64_t frames = 0;  // 0: run until closed (window only)
+  std::string screenshot;   // after the last frame: the whole window as PNG
+  std::string export_png;   // after the last frame: the frame as PNG (like `circles render`)
+  bool check = false;       // after the last frame: compare with cpu-ref (exit 1 on FAIL)
+  bool diff_overlay = false;  // with --check: show the difference image in the screenshot
+  bool play = false;        // start playing (else paused)
+  int speed = 1;            // frames advanced per displayed frame while playing
+  bool no_interop = false;  // force the host-copy path (also CIRCLES_FORCE_NO_INTEROP=1)
+};
+
+// The options checked and resolved, before any window or context exists.
+struct ViewerConfig {
+  ViewerOptions opt;
+  std::shared_ptr<const Scene> scene;
+  std::string renderer;
+  std::string no_cuda_reason;  // set when no CUDA renderer can run here
+  int window_w = 0, window_h = 0;
+  int fixed_w = 0, fixed_h = 0;  // fixed render size, or 0: follow the scene area
+  bool vsync = true;
+  bool force_no_interop = false;
+  std::string no_interop_source;  // "--no-interop" or "CIRCLES_FORCE_NO_INTEROP=1"
+};
+
+// Checks and resolves `opt`. Throws std::invalid_argument for bad usage (exit 2) and
+// std::runtime_error (SceneError included) for unknown scenes or renderers (exit 1).
+ViewerConfig resolve_viewer_options(const ViewerOptions& opt);
+
+// Runs the viewer; returns the exit status. Prints a clear error and returns 1 when no window
+// can be opened (suggesting `circles render` and `circles view --offscreen`). Other errors are
+// thrown like the CLI's (std::invalid_argument: usage, exit 2; anything else: exit 1).
+int run_viewer(const ViewerOptions& opt);
+
+}  // namespace circles

@@ -1,0 +1,99 @@
+#include "app/viewer_layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace circles {
+
+PixelRect scene_area(int fb_w, int fb_h, float pixel_scale) {
+  const int panel = static_cast<int>(std::lround(kPanelWidth * static_cast<double>(pixel_scale)));
+  PixelRect r;
+  r.x = std::min(panel, std::max(fb_w - 1, 0));
+  r.y = 0;
+  r.w = std::max(fb_w - r.x, 1);
+  r.h = std::max(fb_h, 1);
+  return r;
+}
+
+namespace {
+double fit_scale(const PixelRect& area, int img_w, int img_h) {
+  return std::min(static_cast<double>(area.w) / img_w, static_cast<double>(area.h) / img_h);
+}
+}  // namespace
+
+Placement place_frame(const PixelRect& area, int img_w, int img_h, const ViewState& view) {
+  Placement p;
+  if (img_w < 1 || img_h < 1) return p;
+  p.scale = fit_scale(area, img_w, img_h) * view.zoom;
+  p.origin_x = std::round(area.x + (area.w - img_w * p.scale) / 2 + view.pan_x);
+  p.origin_y = std::round(area.y + (area.h - img_h * p.scale) / 2 + view.pan_y);
+  return p;
+}
+
+void zoom_about(ViewState* view, const PixelRect& area, int img_w, int img_h, double px, double py,
+                double factor) {
+  if (img_w < 1 || img_h < 1) return;
+  const Placement before = place_frame(area, img_w, img_h, *view);
+  // The frame point (in texels) under the cursor.
+  const double tx = (px - before.origin_x) / before.scale, ty = (py - before.origin_y) / before.scale;
+  view->zoom = std::clamp(view->zoom * factor, 1.0 / 64, 256.0);
+  const double scale = fit_scale(area, img_w, img_h) * view->zoom;
+  // Choose the pan that puts (tx, ty) back under the cursor.
+  view->pan_x = px - tx * scale - (area.x + (area.w - img_w * scale) / 2);
+  view->pan_y = py - ty * scale - (area.y + (area.h - img_h * scale) / 2);
+}
+
+void render_size_for(const PixelRect& area, int fixed_w, int fixed_h, int* w, int* h) {
+  if (fixed_w > 0 && fixed_h > 0) {
+    *w = fixed_w;
+    *h = fixed_h;
+  } else {
+    *w = std::max(area.w, 1);
+    *h = std::max(area.h, 1);
+  }
+}
+
+void History::push(float v) {
+  values_[static_cast<std::size_t>(next_)] = v;
+  next_ = (next_ + 1) % kSize;
+  count_ = std::min(count_ + 1, kSize);
+}
+
+void History::clear() {
+  next_ = count_ = 0;
+}
+
+float History::latest() const {
+  if (count_ == 0) return 0.f;
+  return values_[static_cast<std::size_t>((next_ + kSize - 1) % kSize)];
+}
+
+float History::max() const {
+  float m = 0.f;
+  for (int i = 0; i < count_; ++i) m = std::max(m, values_[static_cast<std::size_t>(i)]);
+  return m;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (v.size() % 2) return hi;
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lo + hi) / 2;
+}
+
+std::vector<std::uint8_t> to_texture_rgba8(const Image& img) {
+  // to_rgba8 is the one definition of the bytes (it is what write_png stores); it yields the top
+  // row first, the texture wants the bottom row first.
+  std::vector<std::uint8_t> top_first = to_rgba8(img);
+  std::vector<std::uint8_t> out(top_first.size());
+  const std::size_t row = static_cast<std::size_t>(img.width) * 4;
+  for (int r = 0; r < img.height; ++r)
+    std::copy_n(&top_first[static_cast<std::size_t>(r) * row], row,
+                &out[static_cast<std::size_t>(img.height - 1 - r) * row]);
+  return out;
+}
+
+}  // namespace circles

@@ -1,0 +1,83 @@
+// The viewer's pure parts (no GL, no ImGui): the window layout, where the frame is drawn for a
+// given pan and zoom, rolling histories and medians for the timings, and the RGBA8 conversion
+// of frames for the texture. Unit-tested in tests/test_viewer.cpp.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "render/image.h"
+
+namespace circles {
+
+// Width of the panel column on the left, in ImGui (window) coordinates. The scene area is the
+// rest of the window; at the default view its pixels show the frame 1:1.
+constexpr int kPanelWidth = 360;
+// The offscreen "window" size when -s is not given.
+constexpr int kDefaultOffscreenWidth = 1280, kDefaultOffscreenHeight = 720;
+// The window size at start-up.
+constexpr int kDefaultWindowWidth = 1280, kDefaultWindowHeight = 720;
+// Smallest window that leaves a usable scene area.
+constexpr int kMinWindowWidth = kPanelWidth + 32, kMinWindowHeight = 120;
+
+// A rectangle in framebuffer pixels, OpenGL convention: (x, y) is the bottom-left corner.
+struct PixelRect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+
+// The scene area of a framebuffer of fb_w x fb_h pixels (pixel_scale framebuffer pixels per
+// window coordinate): everything right of the panel column; never smaller than 1x1.
+PixelRect scene_area(int fb_w, int fb_h, float pixel_scale);
+
+// The user's view: zoom relative to "fit the frame in the scene area", pan in pixels.
+struct ViewState {
+  double zoom = 1.0;
+  double pan_x = 0.0, pan_y = 0.0;
+  bool is_default() const { return zoom == 1.0 && pan_x == 0.0 && pan_y == 0.0; }
+};
+
+// Where a frame of img_w x img_h texels lands: texel (i, j) covers framebuffer pixels
+// [origin + (i, j) * scale, origin + (i + 1, j + 1) * scale). The origin is whole pixels, so at
+// scale 1 every texel is exactly one pixel.
+struct Placement {
+  double origin_x = 0, origin_y = 0;
+  double scale = 1;  // framebuffer pixels per texel
+};
+
+// Fits the frame in `area` keeping its aspect (letterboxing the rest), centred, then applies
+// the view's zoom and pan. A frame the size of the area is placed 1:1 at the area's corner.
+Placement place_frame(const PixelRect& area, int img_w, int img_h, const ViewState& view);
+// Zooms by `factor` keeping the frame point under framebuffer pixel (px, py) where it is.
+void zoom_about(ViewState* view, const PixelRect& area, int img_w, int img_h, double px, double py,
+                double factor);
+
+// The render size: the scene area's size, unless a fixed size is given (fixed_w, fixed_h > 0).
+void render_size_for(const PixelRect& area, int fixed_w, int fixed_h, int* w, int* h);
+
+// The last kSize values of a series, for ImGui::PlotLines (values(), count(), offset()).
+class History {
+ public:
+  static constexpr int kSize = 240;
+  void push(float v);
+  void clear();
+  int count() const { return count_; }
+  // Index of the oldest value in values() once the ring is full (PlotLines' values_offset).
+  int offset() const { return count_ < kSize ? 0 : next_; }
+  const float* values() const { return values_.data(); }
+  float latest() const;
+  float max() const;
+
+ private:
+  std::array<float, kSize> values_{};
+  int next_ = 0, count_ = 0;
+};
+
+// Median of `v` (0 for none).
+double median(std::vector<double> v);
+
+// 8-bit RGBA with row 0 at the BOTTOM (glTexSubImage2D's order), each byte exactly what
+// to_rgba8 (and so write_png) produces for that pixel.
+std::vector<std::uint8_t> to_texture_rgba8(const Image& img);
+
+}  // namespace circles

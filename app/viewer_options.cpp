@@ -1,0 +1,95 @@
+// Checks `circles view`'s options before anything is opened, so that bad input fails fast with a
+// clear message and no window.
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "app/cli.h"
+#include "app/viewer.h"
+#include "app/viewer_layout.h"
+#include "render/registry.h"
+
+namespace circles {
+
+namespace {
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
+
+void require_writable_dir(const std::string& flag, const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw std::invalid_argument(flag + " '" + path + "': directory '" + parent.string() + "' does not exist");
+}
+
+}  // namespace
+
+ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
+  ViewerConfig c;
+  c.opt = opt;
+
+  // Usage first (cheap): every one of these is exit 2.
+  if (opt.frames < 0) throw std::invalid_argument("--frames must be at least 1");
+  if (opt.offscreen && opt.frames == 0)
+    throw std::invalid_argument("--offscreen needs --frames N (how many frames to run before exiting)");
+  if (opt.frames == 0) {
+    if (!opt.screenshot.empty()) throw std::invalid_argument("--screenshot needs --frames N (it is taken after the last frame)");
+    if (!opt.export_png.empty()) throw std::invalid_argument("--export needs --frames N (it is written after the last frame)");
+    if (opt.check) throw std::invalid_argument("--check needs --frames N (it runs after the last frame)");
+  }
+  if (opt.diff_overlay && !opt.check) throw std::invalid_argument("--diff-overlay needs --check");
+  if (opt.speed < 1 || opt.speed > 16) throw std::invalid_argument("--speed must be 1..16");
+  if (opt.offscreen && !opt.vsync.empty())
+    throw std::invalid_argument("--vsync applies to a window only (offscreen frames are never synchronised)");
+  if (!opt.vsync.empty() && opt.vsync != "on" && opt.vsync != "off")
+    throw std::invalid_argument("--vsync must be 'on' or 'off', not '" + opt.vsync + "'");
+  c.vsync = opt.vsync != "off";
+
+  if (opt.offscreen) {
+    c.window_w = kDefaultOffscreenWidth;
+    c.window_h = kDefaultOffscreenHeight;
+    if (!opt.size.empty()) parse_size(opt.size, &c.window_w, &c.window_h);
+    if (c.window_w < kMinWindowWidth || c.window_h < kMinWindowHeight)
+      throw std::invalid_argument("offscreen window " + opt.size + " is too small: at least " +
+                                  std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) +
+                                  " (the panel column alone is " + std::to_string(kPanelWidth) + " wide)");
+    if (!opt.render_size.empty()) parse_size(opt.render_size, &c.fixed_w, &c.fixed_h);
+  } else {
+    c.window_w = kDefaultWindowWidth;
+    c.window_h = kDefaultWindowHeight;
+    if (!opt.size.empty() && !opt.render_size.empty())
+      throw std::invalid_argument("give -s or --render-size, not both (in a window both fix the render size)");
+    const std::string& fixed = opt.size.empty() ? opt.render_size : opt.size;
+    if (!fixed.empty()) parse_size(fixed, &c.fixed_w, &c.fixed_h);
+  }
+  if (!opt.screenshot.empty()) require_writable_dir("--screenshot", opt.screenshot);
+  if (!opt.export_png.empty()) require_writable_dir("--export", opt.export_png);
+
+  // The renderer (exit 1 when unknown or unavailable, as `circles render`).
+  c.renderer = opt.renderer.empty() ? default_renderer_name() : opt.renderer;
+  const RendererInfo* info = find_renderer(c.renderer);
+  if (!info) make_renderer(c.renderer);  // throws, listing the names
+  const std::string why = unavailable_reason(*info);
+  if (!why.empty()) throw std::runtime_error("renderer '" + c.renderer + "' is unavailable: " + why);
+  for (const RendererInfo& r : renderer_registry()) {
+    if (!r.needs_gpu) continue;
+    const std::string gpu_why = unavailable_reason(r);
+    if (gpu_why.empty()) {
+      c.no_cuda_reason.clear();
+      break;
+    }
+    if (c.no_cuda_reason.empty()) c.no_cuda_reason = gpu_why;
+  }
+
+  c.force_no_interop = opt.no_interop || env_set("CIRCLES_FORCE_NO_INTEROP");
+  c.no_interop_source = opt.no_interop ? "--no-interop" : "CIRCLES_FORCE_NO_INTEROP=1";
+
+  // The scene last: generating a large built-in takes a moment.
+  c.scene = std::make_shared<const Scene>(load_scene(opt.scene, opt.seed));
+  return c;
+}
+
+}  // namespace circles

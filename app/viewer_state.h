@@ -1,0 +1,147 @@
+// The viewer's UI state: plain structs, immediate mode. Each panel (app/panels.h) is one function
+// that draws from and writes to these; the viewer (app/viewer.cpp) fills in what panels show and
+// carries out what they request. No panel owns or touches a renderer.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/viewer_layout.h"
+#include "render/builtin_scenes.h"
+
+namespace circles {
+
+// Everything a key or a button can ask for.
+enum class Action {
+  TogglePlay,
+  Step,
+  Reload,
+  ExportPng,
+  Check,
+  ToggleDiff,
+  ToggleVsync,
+  ToggleHelp,
+  ResetView,
+  Quit,
+};
+
+// A keyboard shortcut (GLFW key codes); the Help panel lists this table and the viewer reads it.
+struct Shortcut {
+  int key;
+  int alt_key;       // a second key for the same action, or -1
+  const char* keys;  // as shown in Help
+  const char* what;
+  Action action;
+};
+const std::vector<Shortcut>& shortcuts();
+
+// A line shown at the top of the panel column (and printed to stderr when it appears).
+struct Notice {
+  std::string text;
+  bool warning = true;
+};
+
+struct SceneUi {
+  // Shown.
+  std::string current;  // built-in name or file path
+  std::size_t circle_count = 0;
+  std::int64_t first_frame = 0;
+  bool animated = false;
+  int render_w = 0, render_h = 0;
+  // Edited.
+  int builtin = -1;  // index into scene_registry() picked in the list
+  std::string path;  // file path field
+  std::uint64_t seed = kDefaultSeed;
+  bool fixed_size = false;
+  int fixed_w = 1024, fixed_h = 1024;
+  // Requests (the viewer clears them).
+  bool load_builtin = false;
+  bool load_path = false;
+  bool apply_size = false;
+  // Result of the last load.
+  std::string error;
+};
+
+struct RendererUi {
+  std::string current;
+  std::string requested;  // set by the panel; the viewer switches and clears it
+  std::string error;
+  std::string present_path;  // "cuda-gl interop (surface)" / "host copy (...)"
+};
+
+struct AnimationUi {
+  bool playing = false;
+  int speed = 1;  // frames advanced per displayed frame
+  bool rerender_when_paused = true;
+  std::int64_t frame = 0;
+  std::int64_t displayed_frames = 0;
+};
+
+// Where a timing series is listed: renderer stages, interop, host copy, GL, then the frame.
+inline int timing_rank(const std::string& name) {
+  const char* order[] = {"renderer:", "interop:", "copy:", "gl:"};
+  for (int i = 0; i < 4; ++i)
+    if (name.rfind(order[i], 0) == 0) return i;
+  return 4;
+}
+
+// One timed stage with its rolling history.
+struct TimingSeries {
+  std::string name;  // "renderer: clear", "interop: map", "gl: present", ...
+  History history;
+  std::string unit = "ms";
+};
+
+struct TimingsUi {
+  std::vector<TimingSeries> series;
+  History frame_ms;
+  History fps_history;  // 1000 / frame time, per displayed frame
+  float fps = 0;        // smoothed
+  // Adds a sample to the series `name` (created at the end of the list on first use).
+  void add(const std::string& name, float ms);
+};
+
+struct ExportUi {
+  std::string path = "circles-view.png";
+  std::string status;
+  bool ok = true;
+  bool reveal = false;  // open the panel once (a result to show)
+};
+
+struct CheckUi {
+  float tolerance = 2e-3f;
+  float gain = 16.f;
+  bool running = false;
+  bool have_result = false;
+  bool passed = false;
+  std::string summary;  // compare_images(...).summary() and what was compared
+  std::string error;
+  bool overlay = false;   // show the difference image in the scene area
+  bool blend = false;     // blended over the frame instead of replacing it
+  float blend_alpha = 0.5f;
+  bool reveal = false;  // open the panel once (a result to show)
+};
+
+struct ViewUi {
+  std::string surface;  // window / offscreen description
+  std::string gl;       // GL_VERSION, GL_RENDERER
+  bool vsync = false;
+  bool can_vsync = false;
+  double zoom = 1.0;
+  bool default_view = true;
+};
+
+struct UiState {
+  std::vector<Notice> notices;
+  SceneUi scene;
+  RendererUi renderer;
+  AnimationUi animation;
+  TimingsUi timings;
+  ExportUi export_png;
+  CheckUi check;
+  ViewUi view;
+  bool help_open = false;
+  std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
+};
+
+}  // namespace circles

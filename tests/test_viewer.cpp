@@ -1,0 +1,432 @@
+// The viewer: its pure parts in-process; the real `circles` binary offscreen (EGL: Mesa
+// surfaceless here, NVIDIA's device platform on a GPU machine), without a display, with bad
+// flags, in a window under Xvfb, and through CUDA-GL interop on a GPU.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "app/viewer_layout.h"
+#include "app/viewer_state.h"
+#include "render/builtin_scenes.h"
+#include "render/png.h"
+#include "render/registry.h"
+
+namespace circles {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// Pure parts
+
+TEST(ViewerLayout, SceneAreaIsEverythingRightOfThePanelColumn) {
+  const PixelRect a = scene_area(1280, 720, 1.f);
+  EXPECT_EQ(a.x, kPanelWidth);
+  EXPECT_EQ(a.y, 0);
+  EXPECT_EQ(a.w, 1280 - kPanelWidth);
+  EXPECT_EQ(a.h, 720);
+  const PixelRect hidpi = scene_area(2560, 1440, 2.f);
+  EXPECT_EQ(hidpi.x, 2 * kPanelWidth);
+  EXPECT_EQ(hidpi.w, 2560 - 2 * kPanelWidth);
+  const PixelRect tiny = scene_area(100, 50, 1.f);  // never empty
+  EXPECT_GE(tiny.w, 1);
+  EXPECT_GE(tiny.h, 1);
+}
+
+TEST(ViewerLayout, DefaultViewOfAFollowingSizeIsOneToOne) {
+  const PixelRect a = scene_area(1000, 600, 1.f);
+  int w = 0, h = 0;
+  render_size_for(a, 0, 0, &w, &h);
+  EXPECT_EQ(w, a.w);
+  EXPECT_EQ(h, a.h);
+  const Placement p = place_frame(a, w, h, ViewState{});
+  EXPECT_EQ(p.scale, 1.0);
+  EXPECT_EQ(p.origin_x, a.x);
+  EXPECT_EQ(p.origin_y, a.y);
+  render_size_for(a, 64, 32, &w, &h);
+  EXPECT_EQ(w, 64);
+  EXPECT_EQ(h, 32);
+}
+
+TEST(ViewerLayout, FixedSizesAreLetterboxedKeepingTheAspect) {
+  const PixelRect a{360, 0, 900, 600};
+  const Placement wide = place_frame(a, 300, 100, ViewState{});  // 3:1 in 3:2: bars above/below
+  EXPECT_DOUBLE_EQ(wide.scale, 3.0);
+  EXPECT_EQ(wide.origin_x, 360);
+  EXPECT_EQ(wide.origin_y, 150);
+  const Placement tall = place_frame(a, 100, 200, ViewState{});  // bars left/right
+  EXPECT_DOUBLE_EQ(tall.scale, 3.0);
+  EXPECT_EQ(tall.origin_x, 360 + 300);
+  EXPECT_EQ(tall.origin_y, 0);
+}
+
+TEST(ViewerLayout, ZoomKeepsThePointUnderTheCursor) {
+  const PixelRect a{360, 0, 800, 600};
+  ViewState v;
+  const Placement before = place_frame(a, 800, 600, v);
+  const double px = 600, py = 200;
+  const double tx = (px - before.origin_x) / before.scale, ty = (py - before.origin_y) / before.scale;
+  zoom_about(&v, a, 800, 600, px, py, 2.5);
+  const Placement after = place_frame(a, 800, 600, v);
+  EXPECT_DOUBLE_EQ(after.scale, 2.5);
+  EXPECT_NEAR(after.origin_x + tx * after.scale, px, 1.0);  // the origin is rounded to pixels
+  EXPECT_NEAR(after.origin_y + ty * after.scale, py, 1.0);
+  EXPECT_FALSE(v.is_default());
+}
+
+TEST(ViewerLayout, HistoryIsARingForPlotLines) {
+  History h;
+  EXPECT_EQ(h.count(), 0);
+  EXPECT_EQ(h.latest(), 0.f);
+  for (int i = 0; i < History::kSize + 5; ++i) h.push(static_cast<float>(i));
+  EXPECT_EQ(h.count(), History::kSize);
+  EXPECT_EQ(h.latest(), static_cast<float>(History::kSize + 4));
+  EXPECT_EQ(h.values()[h.offset()], 5.f);  // the oldest value kept
+  EXPECT_EQ(h.max(), static_cast<float>(History::kSize + 4));
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({}), 0.0);
+}
+
+TEST(ViewerLayout, TextureBytesAreToRgba8BottomRowFirst) {
+  Image img(3, 2);
+  img.at(0, 0) = {1.f, 0.f, 0.f, 1.f};       // bottom-left: red
+  img.at(2, 1) = {0.f, 0.f, 1.f, 1.f};       // top-right: blue
+  img.at(1, 0) = {0.5f, -1.f, 2.f, 0.25f};   // clamped and rounded like to_rgba8
+  const std::vector<std::uint8_t> tex = to_texture_rgba8(img);
+  const std::vector<std::uint8_t> png = to_rgba8(img);
+  ASSERT_EQ(tex.size(), png.size());
+  for (int row = 0; row < 2; ++row)
+    for (int k = 0; k < 3 * 4; ++k) EXPECT_EQ(tex[row * 12 + k], png[(1 - row) * 12 + k]);
+  EXPECT_EQ(tex[0], 255);  // texture row 0 is the bottom row
+  EXPECT_EQ(tex[12 + 2 * 4 + 2], 255);
+}
+
+TEST(ViewerShortcuts, EveryRequiredKeyIsInTheHelpTable) {
+  std::set<std::string> keys;
+  std::set<Action> actions;
+  for (const Shortcut& s : shortcuts()) {
+    keys.insert(s.keys);
+    EXPECT_TRUE(actions.insert(s.action).second) << "two rows for one action: " << s.keys;
+    EXPECT_NE(std::string(s.what), "");
+  }
+  for (const char* k : {"Space", "Right, N", "R", "S", "C", "D", "V", "H, F1", "0", "Esc"})
+    EXPECT_TRUE(keys.count(k)) << k;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// The binary under test: $CIRCLES_BIN, else a `circles` next to this test executable (binaries
+// copied together to another machine), else the one this build made.
+std::string circles_bin() {
+  if (const char* env = std::getenv("CIRCLES_BIN"); env && *env) return env;
+  std::error_code ec;
+  const fs::path sibling = fs::read_symlink("/proc/self/exe", ec).parent_path() / "circles";
+  if (!ec && fs::exists(sibling)) return sibling.string();
+  return CIRCLES_BIN;
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+class ViewerBinary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("circles_viewer_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs `env_prefix circles args...` in the test's directory; `wrapper` goes before the binary
+  // (e.g. xvfb-run). The display is removed unless keep_display.
+  Result circles(const std::vector<std::string>& args, const std::string& env_prefix = "",
+              const std::string& wrapper = "") const {
+    std::string cmd = "cd " + quote(dir_.string()) + " && env -u DISPLAY -u WAYLAND_DISPLAY " + env_prefix + " " +
+                      wrapper + " " + quote(circles_bin());
+    for (const std::string& a : args) cmd += " " + quote(a);
+    cmd += " > " + quote(path("stdout.txt")) + " 2> " + quote(path("stderr.txt"));
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r.out = slurp(path("stdout.txt"));
+    r.err = slurp(path("stderr.txt"));
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+std::string describe(const Result& r) { return "exit " + std::to_string(r.rc) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The scene area of a screenshot (columns kPanelWidth.., every row) against a rendered PNG:
+// largest per-channel difference over RGB, in 1/255 steps.
+int max_scene_area_difference(const Image& shot, const Image& frame) {
+  int worst = 0;
+  for (int j = 0; j < frame.height; ++j)
+    for (int i = 0; i < frame.width; ++i) {
+      const Float4 a = shot.at(kPanelWidth + i, j), b = frame.at(i, j);
+      for (float d : {a.x - b.x, a.y - b.y, a.z - b.z})
+        worst = std::max(worst, static_cast<int>(std::lround(std::fabs(d) * 255.f)));
+    }
+  return worst;
+}
+
+// The screenshot's panel column is drawn (not one flat colour) and unlike the scene area.
+void expect_panels_drawn(const Image& shot) {
+  std::set<std::uint32_t> colours;
+  auto key = [](const Float4& p) {
+    return (static_cast<std::uint32_t>(std::lround(p.x * 255)) << 16) |
+           (static_cast<std::uint32_t>(std::lround(p.y * 255)) << 8) | static_cast<std::uint32_t>(std::lround(p.z * 255));
+  };
+  for (int j = 0; j < shot.height; ++j)
+    for (int i = 0; i < kPanelWidth; ++i) colours.insert(key(shot.at(i, j)));
+  EXPECT_GE(colours.size(), 8u) << "the panel column looks empty";
+  std::int64_t differing = 0;
+  const int w = std::min(kPanelWidth, shot.width - kPanelWidth);
+  for (int j = 0; j < shot.height; ++j)
+    for (int i = 0; i < w; ++i) differing += key(shot.at(i, j)) != key(shot.at(kPanelWidth + i, j));
+  EXPECT_GT(differing, static_cast<std::int64_t>(w) * shot.height / 4) << "the panel column looks like the scene";
+}
+
+bool gpu_missing() {
+  for (const RendererInfo& r : renderer_registry())
+    if (r.needs_gpu && unavailable_reason(r).empty()) return false;
+  return true;
+}
+
+TEST_F(ViewerBinary, OffscreenScreenshotShowsPanelsAndTheFrameOneToOne) {
+  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--frames", "3", "-s", "640x360",
+                         "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  const Image shot = read_png(path("shot.png"));
+  ASSERT_EQ(shot.width, 640);
+  ASSERT_EQ(shot.height, 360);
+  expect_panels_drawn(shot);
+  // The scene area (280x360 here) is `circles render` of the same scene, size and frame.
+  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "280x360", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+  EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
+  EXPECT_TRUE(contains(v.out, "timing summary: 3 frames")) << v.out;
+  EXPECT_TRUE(contains(v.out, "FPS")) << v.out;
+  // No CUDA device here: the notice is shown (and logged); with one, it is not.
+  EXPECT_EQ(contains(v.err, "notice: No CUDA device"), gpu_missing()) << v.err;
+}
+
+TEST_F(ViewerBinary, PlayingAnimatesOneFramePerDisplayedFrameTimesSpeed) {
+  // 4 displayed frames at speed 2: frames 0, 2, 4, 6.
+  const Result v = circles({"view", "--offscreen", "hypnosis", "-r", "cpu-mt", "--frames", "4", "--play", "--speed",
+                         "2", "-s", "520x200", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "frame 6 at 160x200")) << v.err;
+  const Result r = circles({"render", "hypnosis", "-r", "cpu-ref", "-s", "160x200", "--frames", "6", "-o",
+                         path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
+}
+
+TEST_F(ViewerBinary, ExportIsByteIdenticalToCirclesRender) {
+  const Result v = circles({"view", "--offscreen", "fireworks", "-r", "cpu-mt", "--frames", "3", "--play", "-s",
+                         "500x150", "--export", path("export.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  const Result r = circles({"render", "fireworks", "-r", "cpu-mt", "-s", "140x150", "--frames", "2", "-o",
+                         path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  const std::string a = slurp(path("export.png")), b = slurp(path("render.png"));
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(a == b) << "the exported PNG differs from `circles render`'s";
+}
+
+TEST_F(ViewerBinary, FixedRenderSizeIsLetterboxedAndASceneFileLoads) {
+  ASSERT_EQ(circles({"scene", "save", "rgby", path("s.scene")}).rc, 0);
+  const Result v = circles({"view", "--offscreen", path("s.scene"), "-r", "cpu-ref", "--frames", "2", "-s", "600x300",
+                         "--render-size", "120x60", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "render size 120x60")) << v.err;
+  // 240x300 area, 120x60 frame: scale 2, 240x120, bars of 90 rows above and below.
+  const Image shot = read_png(path("shot.png"));
+  const Float4 bar = shot.at(kPanelWidth + 5, 5), top_bar = shot.at(kPanelWidth + 5, 295);
+  EXPECT_LT(bar.x, 0.2f);
+  EXPECT_LT(top_bar.x, 0.2f);
+  const Float4 inside = shot.at(kPanelWidth + 120, 150);
+  EXPECT_FALSE(inside.x == bar.x && inside.y == bar.y && inside.z == bar.z);
+}
+
+TEST_F(ViewerBinary, CheckPassesAndTheDiffOverlayShowsInTheScreenshot) {
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--frames", "2", "-s", "520x160",
+                         "--check", "--diff-overlay", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.out, "check: PASS frame 0 160x160 cpu-mt vs cpu-ref")) << v.out;
+  // Identical frames: the difference image (replacing the frame) is black everywhere.
+  const Image shot = read_png(path("shot.png"));
+  for (int j = 0; j < 160; j += 7)
+    for (int i = 0; i < 160; i += 7) {
+      const Float4 p = shot.at(kPanelWidth + i, j);
+      ASSERT_TRUE(p.x == 0.f && p.y == 0.f && p.z == 0.f) << "pixel " << i << "," << j;
+    }
+}
+
+TEST_F(ViewerBinary, ForcedNoInteropPathStillMatches) {
+  for (const bool by_env : {false, true}) {
+    SCOPED_TRACE(by_env ? "CIRCLES_FORCE_NO_INTEROP=1" : "--no-interop");
+    std::vector<std::string> args = {"view", "--offscreen", "rgby", "--frames", "2", "-s", "500x120",
+                                     "--screenshot", path("shot.png")};
+    if (!by_env) args.push_back("--no-interop");
+    const Result v = circles(args, by_env ? "CIRCLES_FORCE_NO_INTEROP=1" : "");
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "notice: CUDA-GL interop disabled")) << v.err;
+    EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
+    EXPECT_FALSE(contains(v.err, "present: cuda-gl interop")) << v.err;
+    const Result r = circles({"render", "rgby", "-s", "140x120", "-o", path("render.png")});
+    ASSERT_EQ(r.rc, 0) << describe(r);
+    EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
+  }
+}
+
+TEST_F(ViewerBinary, NoDisplayIsAClearErrorNotACrash) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"view", "rgb"}, std::vector<std::string>{}}) {
+    const Result v = circles(args);
+    EXPECT_NE(v.rc, 0) << describe(v);
+    EXPECT_LT(v.rc, 128) << "crashed: " << describe(v);
+    EXPECT_TRUE(contains(v.err, "circles render")) << v.err;
+    EXPECT_TRUE(contains(v.err, "--offscreen")) << v.err;
+  }
+}
+
+TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{"view", "-s", "abc"}, "bad size 'abc'"},
+      {{"view", "--offscreen", "--frames", "2", "-s", "100x100"}, "too small"},
+      {{"view", "--offscreen", "--frames", "2", "--render-size", "0x5"}, "bad size"},
+      {{"view", "no-such-scene"}, "no-such-scene"},
+      {{"view", "-r", "no-such-renderer"}, "unknown renderer"},
+      {{"view", "--offscreen"}, "--offscreen needs --frames"},
+      {{"view", "--screenshot", "x.png"}, "--screenshot needs --frames"},
+      {{"view", "--frames", "2", "--diff-overlay"}, "--diff-overlay needs --check"},
+      {{"view", "--frames", "0"}, "--frames"},
+      {{"view", "--vsync", "maybe"}, "--vsync must be 'on' or 'off'"},
+      {{"view", "--offscreen", "--frames", "2", "--vsync", "on"}, "window only"},
+      {{"view", "--frames", "2", "--screenshot", "no/such/dir/x.png"}, "does not exist"},
+      {{"view", "--speed", "99"}, "--speed"},
+  };
+  for (const Case& c : cases) {
+    std::string joined;
+    for (const std::string& a : c.args) joined += " " + a;
+    SCOPED_TRACE(joined);
+    const Result v = circles(c.args);
+    EXPECT_NE(v.rc, 0) << describe(v);
+    EXPECT_LT(v.rc, 128) << describe(v);
+    EXPECT_TRUE(contains(v.err, c.message)) << describe(v);
+    EXPECT_FALSE(contains(v.err, "cannot open a window")) << "validated too late: " << describe(v);
+  }
+  // An unreadable scene file is a SceneError with file:line:column.
+  std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
+  const Result bad = circles({"view", "--offscreen", "--frames", "1", path("bad.scene")});
+  EXPECT_EQ(bad.rc, 1) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "bad.scene:")) << describe(bad);
+}
+
+TEST_F(ViewerBinary, HelpDescribesTheViewer) {
+  const Result h = circles({"view", "--help"});
+  ASSERT_EQ(h.rc, 0) << describe(h);
+  for (const char* flag : {"--offscreen", "--frames", "--screenshot", "--vsync", "--no-interop", "--play", "-s"})
+    EXPECT_TRUE(contains(h.out, flag)) << flag;
+  const Result top = circles({"--help"});
+  EXPECT_TRUE(contains(top.out, "With no arguments, circles opens the viewer")) << top.out;
+}
+
+// A real window under Xvfb (GLFW on X11, GLX), when xvfb-run is installed.
+TEST_F(ViewerBinary, WindowUnderXvfb) {
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run is not installed";
+  const Result v = circles({"view", "rgb", "-r", "cpu-mt", "--frames", "5", "--screenshot", path("win.png")}, "",
+                        "xvfb-run -a -s '-screen 0 1280x1024x24'");
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "window (GLFW")) << v.err;
+  const Image shot = read_png(path("win.png"));
+  ASSERT_EQ(shot.width, 1280);
+  ASSERT_EQ(shot.height, 720);
+  expect_panels_drawn(shot);
+  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "920x720", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// On a GPU: the CUDA renderer through CUDA-GL interop (EGL device platform). Skips without one;
+// fails instead when CIRCLES_REQUIRE_GPU=1.
+
+bool gpu_required() {
+  const char* v = std::getenv("CIRCLES_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+#define REQUIRE_CUDA_TILE_SCAN()                                                             \
+  do {                                                                                       \
+    const RendererInfo* info_ = find_renderer("cuda-tile-scan");                             \
+    const std::string why_ = info_ ? unavailable_reason(*info_) : "not in the registry";     \
+    if (!why_.empty()) {                                                                     \
+      if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but cuda-tile-scan: " << why_;    \
+      GTEST_SKIP() << "cuda-tile-scan: " << why_;                                            \
+    }                                                                                        \
+  } while (0)
+
+TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s", "1000x400",
+                         "--screenshot", path("shot.png"), "--check"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "EGL device platform")) << v.err;
+  EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (surface)")) << v.err;
+  EXPECT_FALSE(contains(v.err, "present: host copy")) << v.err;
+  EXPECT_TRUE(contains(v.out, "interop: map")) << v.out;
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+}
+
+TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "3", "-s", "1000x400",
+                         "--no-interop", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
+  EXPECT_FALSE(contains(v.err, "present: cuda-gl interop")) << v.err;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+}
+
+}  // namespace
+}  // namespace circles
