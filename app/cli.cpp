@@ -278,6 +278,7 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--render-size", view_opt.render_size,
                    "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
   view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str();
+  add_settings_options(view, &view_opt.settings);
   view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
   view->add_flag("--offscreen", view_opt.offscreen,
                  "no window: the same loop and UI on an offscreen EGL context (NVIDIA EGL device, else Mesa "

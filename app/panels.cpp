@@ -103,6 +103,30 @@ void scene_panel(SceneUi& s, std::vector<Action>& actions) {
   }
 }
 
+// The settings the registry entry supports (tile size, batch size), as combos; a change asks the
+// viewer to re-create the renderer with them.
+void settings_combos(const RendererInfo& info, RendererUi& r) {
+  auto combo = [&](const char* label, const std::vector<int>& values, int current, int limit, int* out) {
+    if (values.empty()) return;
+    const std::string preview = std::to_string(current);
+    if (ImGui::BeginCombo(label, preview.c_str())) {
+      for (int v : values) {
+        if (v > limit) continue;
+        if (ImGui::Selectable(std::to_string(v).c_str(), v == current) && v != current) *out = v;
+      }
+      ImGui::EndCombo();
+    }
+  };
+  RendererSettings want = r.settings;
+  combo("tile size", info.tile_sizes, r.settings.tile_size, 1 << 30, &want.tile_size);
+  combo("batch size", info.batch_sizes, r.settings.batch_size, want.tile_size * want.tile_size, &want.batch_size);
+  if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size) {
+    if (want.tile_size != r.settings.tile_size) want.batch_size = 0;  // one circle per thread again
+    r.requested = r.current;
+    r.requested_settings = want;
+  }
+}
+
 void renderer_panel(RendererUi& r) {
   std::string previous_why;
   for (const RendererInfo& info : renderer_registry()) {
@@ -110,8 +134,10 @@ void renderer_panel(RendererUi& r) {
     const bool same_why = !why.empty() && why == previous_why;
     previous_why = why;
     ImGui::BeginDisabled(!why.empty());
-    if (ImGui::Selectable(info.name.c_str(), info.name == r.current) && info.name != r.current)
+    if (ImGui::Selectable(info.name.c_str(), info.name == r.current) && info.name != r.current) {
       r.requested = info.name;
+      r.requested_settings = {};
+    }
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip("%s\n%s%s%s", info.description.c_str(), info.source.c_str(),
@@ -128,6 +154,7 @@ void renderer_panel(RendererUi& r) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", info->description.c_str());
     ImGui::TextDisabled("source: %s", info->source.c_str());
+    settings_combos(*info, r);
   }
   ImGui::TextWrapped("present: %s", r.present_path.c_str());
   if (!r.error.empty()) {

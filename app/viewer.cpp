@@ -122,7 +122,7 @@ class Viewer {
   // State changes (between frames).
   void apply_requests();
   bool load_scene_source(const std::string& source);
-  void switch_renderer(const std::string& name);
+  void switch_renderer(const std::string& name, const RendererSettings& settings);
   void reload_renderer(std::int64_t frame);
   void update_render_size(const PixelRect& area);
   void resize_render(int w, int h);
@@ -222,8 +222,9 @@ void Viewer::setup() {
   scene_source_ = o.scene;
   fixed_w_ = cfg_.fixed_w;
   fixed_h_ = cfg_.fixed_h;
-  renderer_ = make_renderer(cfg_.renderer);
+  renderer_ = make_renderer(cfg_.renderer, cfg_.settings);
   renderer_name_ = cfg_.renderer;
+  ui_.renderer.settings = cfg_.settings;
 
   ui_.scene.seed = o.seed;
   ui_.scene.fixed_size = fixed_w_ > 0;
@@ -274,9 +275,10 @@ void Viewer::reload_renderer(std::int64_t frame) {
   ui_.check.overlay = false;
 }
 
-void Viewer::switch_renderer(const std::string& name) {
+void Viewer::switch_renderer(const std::string& name, const RendererSettings& settings) {
   try {
-    std::unique_ptr<Renderer> r = make_renderer(name);
+    const RendererSettings resolved = resolve_settings(*find_renderer(name), settings);
+    std::unique_ptr<Renderer> r = make_renderer(name, resolved);
     const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
     if (loaded_) {
       r->load(*scene_, render_w_, render_h_);
@@ -284,11 +286,13 @@ void Viewer::switch_renderer(const std::string& name) {
     }
     renderer_ = std::move(r);
     renderer_name_ = name;
+    ui_.renderer.settings = resolved;
     dirty_ = true;
     fresh_ = true;
     last_renderer_timings_.clear();
     ui_.renderer.error.clear();
-    report("renderer: %s", name.c_str());
+    const std::string knobs = describe_settings(*find_renderer(name), resolved);
+    report("renderer: %s%s%s", name.c_str(), knobs.empty() ? "" : " ", knobs.c_str());
   } catch (const std::exception& e) {
     ui_.renderer.error = "cannot switch to " + name + ": " + e.what();
     report("error: %s", ui_.renderer.error.c_str());
@@ -366,7 +370,8 @@ void Viewer::apply_requests() {
     fixed_w_ = ui_.scene.fixed_size ? ui_.scene.fixed_w : 0;
     fixed_h_ = ui_.scene.fixed_size ? ui_.scene.fixed_h : 0;
   }
-  if (!ui_.renderer.requested.empty()) switch_renderer(std::exchange(ui_.renderer.requested, {}));
+  if (!ui_.renderer.requested.empty())
+    switch_renderer(std::exchange(ui_.renderer.requested, {}), std::exchange(ui_.renderer.requested_settings, {}));
   for (const std::string& path : surface_->take_dropped_files()) {
     ui_.scene.path = path;
     load_scene_source(path);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "render/builtin_scenes.h"
+#include "render/registry.h"
 #include "render/scene.h"
 
 namespace circles {
@@ -15,6 +16,7 @@ namespace circles {
 struct ViewerOptions {
   std::string scene = kDefaultScene;
   std::string renderer;     // "": default_renderer_name()
+  RendererSettings settings;  // --tile-size, --batch-size
   std::string size;         // -s: window: fixed render size; offscreen: the window size
   std::string render_size;  // --render-size: fixed render size (either mode)
   std::uint64_t seed = kDefaultSeed;
@@ -35,6 +37,7 @@ struct ViewerConfig {
   ViewerOptions opt;
   std::shared_ptr<const Scene> scene;
   std::string renderer;
+  RendererSettings settings;  // resolved against the registry entry
   std::string no_cuda_reason;  // set when no CUDA renderer can run here
   int window_w = 0, window_h = 0;
   int fixed_w = 0, fixed_h = 0;  // fixed render size, or 0: follow the scene area

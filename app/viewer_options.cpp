@@ -74,6 +74,7 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   if (!info) make_renderer(c.renderer);  // throws, listing the names
   const std::string why = unavailable_reason(*info);
   if (!why.empty()) throw std::runtime_error("renderer '" + c.renderer + "' is unavailable: " + why);
+  c.settings = resolve_settings(*info, opt.settings);  // std::invalid_argument: usage
   for (const RendererInfo& r : renderer_registry()) {
     if (!r.needs_gpu) continue;
     const std::string gpu_why = unavailable_reason(r);

@@ -8,6 +8,7 @@
 
 #include "app/viewer_layout.h"
 #include "render/builtin_scenes.h"
+#include "render/registry.h"
 
 namespace circles {
 
@@ -64,7 +65,9 @@ struct SceneUi {
 
 struct RendererUi {
   std::string current;
+  RendererSettings settings;  // of the current renderer, resolved (tile and batch size)
   std::string requested;  // set by the panel; the viewer switches and clears it
+  RendererSettings requested_settings;  // with `requested` ({} = the renderer's defaults)
   std::string error;
   std::string present_path;  // "cuda-gl interop (surface)" / "host copy (...)"
 };
