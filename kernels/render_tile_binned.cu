@@ -4,16 +4,18 @@
 //   count tiles per circle -> exclusive scan (offsets) -> duplicate (tile, circle) pairs ->
 //   stable radix sort by tile -> tile ranges -> per-tile shade (clear fused).
 // The sort is stable and the pairs are emitted in circle order, so each tile's list stays in
-// circle order: the picture is the same as cpu-ref's.
+// circle order: the picture is the same as cpu-ref's. The host never waits inside a frame.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <climits>
-#include <stdexcept>
+#include <cstdlib>
 
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
+#include "kernels/tile_common.cuh"
 #include "render/registry.h"
 
 namespace circles {
@@ -21,25 +23,30 @@ namespace circles {
 namespace {
 
 // The tiles whose pixel centres a circle's bounding box may reach, clamped to the grid; empty
-// (x0 > x1) when it misses the image. One pixel of margin absorbs rounding.
+// (x0 > x1) when it misses the image. One pixel of margin absorbs rounding. Host and device
+// (the host computes the first frame's pair count with it at load).
 struct TileRect {
   int x0, y0, x1, y1;
+  CIRCLES_HD unsigned long long count() const {
+    return x1 < x0 ? 0ull : static_cast<unsigned long long>(x1 - x0 + 1) * (y1 - y0 + 1);
+  }
 };
 
-__device__ __forceinline__ int clamp_floor(float v, int lo, int hi) {
-  return static_cast<int>(fminf(fmaxf(floorf(v), static_cast<float>(lo)), static_cast<float>(hi)));
+CIRCLES_HD int clamp_floor(float v, int lo, int hi) {
+  const float f = floorf(v);
+  return f < lo ? lo : (f > hi ? hi : static_cast<int>(f));
 }
 
-__device__ __forceinline__ TileRect tile_rect(const float4 p, const View& v, int tile) {
-  const int i0 = clamp_floor((p.x - p.w) * v.scale + v.off_x - 0.5f, -2, v.width) - 1;
-  const int i1 = clamp_floor((p.x + p.w) * v.scale + v.off_x - 0.5f, -2, v.width) + 2;
-  const int j0 = clamp_floor((p.y - p.w) * v.scale + v.off_y - 0.5f, -2, v.height) - 1;
-  const int j1 = clamp_floor((p.y + p.w) * v.scale + v.off_y - 0.5f, -2, v.height) + 2;
+CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile) {
+  const int i0 = clamp_floor((x - r) * v.scale + v.off_x - 0.5f, -2, v.width) - 1;
+  const int i1 = clamp_floor((x + r) * v.scale + v.off_x - 0.5f, -2, v.width) + 2;
+  const int j0 = clamp_floor((y - r) * v.scale + v.off_y - 0.5f, -2, v.height) - 1;
+  const int j1 = clamp_floor((y + r) * v.scale + v.off_y - 0.5f, -2, v.height) + 2;
   TileRect t;
-  t.x0 = max(i0, 0) / tile;
-  t.x1 = min(i1, v.width - 1) / tile;
-  t.y0 = max(j0, 0) / tile;
-  t.y1 = min(j1, v.height - 1) / tile;
+  t.x0 = (i0 > 0 ? i0 : 0) / tile;
+  t.x1 = (i1 < v.width - 1 ? i1 : v.width - 1) / tile;
+  t.y0 = (j0 > 0 ? j0 : 0) / tile;
+  t.y1 = (j1 < v.height - 1 ? j1 : v.height - 1) / tile;
   if (i1 < 0 || j1 < 0 || i0 > v.width - 1 || j0 > v.height - 1) t.x1 = t.x0 - 1;  // off image
   return t;
 }
@@ -48,75 +55,90 @@ __device__ __forceinline__ TileRect tile_rect(const float4 p, const View& v, int
 __global__ void count_tiles_kernel(DeviceCircles c, View v, int tile, unsigned long long* counts) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= c.count) return;
-  const TileRect t = tile_rect(c.pos_rad[k], v, tile);
-  counts[k] = t.x1 < t.x0 ? 0ull : static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
-}
-
-// One thread per circle: writes a (tile, circle) pair for each tile it covers, at its scanned
-// offset, so pairs come out in circle order. Big circles make long threads (load imbalance).
-__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x,
-                                       const unsigned long long* offsets, unsigned* keys,
-                                       unsigned* ids) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= c.count) return;
-  const TileRect t = tile_rect(c.pos_rad[k], v, tile);
-  unsigned long long o = offsets[k];
-  for (int ty = t.y0; ty <= t.y1; ++ty)
-    for (int tx = t.x0; tx <= t.x1; ++tx, ++o) {
-      keys[o] = static_cast<unsigned>(ty * tiles_x + tx);
-      ids[o] = static_cast<unsigned>(k);
-    }
+  const float4 p = c.pos_rad[k];
+  counts[k] = tile_rect(p.x, p.y, p.w, v, tile).count();
 }
 
 // Total pairs = last offset + last count (one thread; saves scanning n + 1 values).
 __global__ void total_pairs_kernel(const unsigned long long* counts, const unsigned long long* offsets,
                                    int n, unsigned long long* total) {
-  *total = offsets[n - 1] + counts[n - 1];
+  *total = n > 0 ? offsets[n - 1] + counts[n - 1] : 0ull;
 }
 
-// One thread per sorted pair: where a run of equal tile keys starts or ends, record it.
-__global__ void tile_ranges_kernel(const unsigned* keys, int total, uint2* ranges) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= total) return;
+// One thread per circle: writes a (tile, circle) pair for each tile it covers, at its scanned
+// offset, so pairs come out in circle order; pairs past `capacity` are dropped (the frame then
+// takes the fallback in shade). Big circles make long threads (load imbalance).
+__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x,
+                                       const unsigned long long* offsets, unsigned capacity,
+                                       unsigned* keys, unsigned* ids) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= c.count) return;
+  const float4 p = c.pos_rad[k];
+  const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
+  unsigned long long o = offsets[k];
+  for (int ty = t.y0; ty <= t.y1; ++ty)
+    for (int tx = t.x0; tx <= t.x1 && o < capacity; ++tx, ++o) {
+      keys[o] = static_cast<unsigned>(ty * tiles_x + tx);
+      ids[o] = static_cast<unsigned>(k);
+    }
+}
+
+// Grid-stride: keys [total, capacity) get the sentinel (one past the last tile), so the sort of
+// `capacity` keys puts the unused slots last. Bandwidth-bound.
+__global__ void pad_keys_kernel(const unsigned long long* total, unsigned capacity, unsigned sentinel,
+                                unsigned* keys) {
+  const unsigned long long from = *total;
+  for (unsigned long long i = from + blockIdx.x * blockDim.x + threadIdx.x; i < capacity;
+       i += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
+    keys[i] = sentinel;
+}
+
+// One thread per sorted slot: where a run of equal tile keys starts or ends, record it (the
+// sentinel run is ignored). Bandwidth-bound.
+__global__ void tile_ranges_kernel(const unsigned* keys, unsigned capacity, unsigned sentinel,
+                                   uint2* ranges) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= capacity) return;
   const unsigned key = keys[i];
-  if (i == 0 || keys[i - 1] != key) ranges[key].x = static_cast<unsigned>(i);
-  if (i == total - 1 || keys[i + 1] != key) ranges[key].y = static_cast<unsigned>(i + 1);
+  if (key == sentinel) return;
+  if (i == 0 || keys[i - 1] != key) ranges[key].x = i;
+  if (i == capacity - 1 || keys[i + 1] != key) ranges[key].y = i + 1;
 }
 
-// One block per tile, one thread per pixel: stage the tile's circles through shared memory 256
-// at a time (coalesced gathers by id) and blend them in order. Work is proportional to the
-// circles that touch the tile, not N.
+// One block per tile, one thread per pixel: stage the tile's circles through shared memory
+// TILE^2 at a time (gathers by id) and blend them in order. Work is proportional to the circles
+// that touch the tile, not N. If this frame had more pairs than the buffers hold (read on the
+// device, so the host never waits), the block culls all N circles itself, like cuda-tile-scan:
+// slower, but the same picture.
 template <Shading S, int TILE>
 __global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles c, FrameParams f,
-                                                                  const uint2* ranges,
-                                                                  const unsigned* ids) {
-  constexpr int kTileSize = TILE, kTileThreads = TILE * TILE;
-  __shared__ float4 s_pos[kTileThreads];
-  __shared__ float4 s_col[kTileThreads];
-  const View& v = f.view;
-  const int i = blockIdx.x * kTileSize + static_cast<int>(threadIdx.x) % kTileSize;
-  const int j = blockIdx.y * kTileSize + static_cast<int>(threadIdx.x) / kTileSize;
-  const float px = v.pixel_x(i), py = v.pixel_y(j);
-  Float4 color = background_at(f.background, j < v.height ? j : v.height - 1, v.height);
-  const uint2 range = ranges[blockIdx.y * gridDim.x + blockIdx.x];
-  for (unsigned base = range.x; base < range.y; base += kTileThreads) {
-    const unsigned k = base + threadIdx.x;
-    if (k < range.y) {
-      const unsigned id = ids[k];
-      s_pos[threadIdx.x] = c.pos_rad[id];
-      s_col[threadIdx.x] = c.color[id];
+                                                                  const uint2* ranges, const unsigned* ids,
+                                                                  const unsigned long long* total,
+                                                                  unsigned capacity) {
+  constexpr int kThreads = TILE * TILE;
+  __shared__ float4 s_pos[kThreads];
+  __shared__ float4 s_col[kThreads];
+  __shared__ int s_warp_totals[kThreads / 32];
+  const TilePixel t = tile_pixel<TILE>(f.view);
+  Float4 color = tile_background(f, t);
+  if (*total > capacity) {
+    cull_scan_shade_all<S, TILE>(c, t, kThreads, s_pos, s_col, s_warp_totals, &color);
+  } else {
+    const uint2 range = ranges[blockIdx.y * gridDim.x + blockIdx.x];
+    for (unsigned base = range.x; base < range.y; base += kThreads) {
+      const unsigned k = base + threadIdx.x;
+      if (k < range.y) {
+        const unsigned id = ids[k];
+        s_pos[threadIdx.x] = c.pos_rad[id];
+        s_col[threadIdx.x] = c.color[id];
+      }
+      __syncthreads();
+      blend_staged<S>(s_pos, s_col, static_cast<int>(min(range.y - base, static_cast<unsigned>(kThreads))),
+                      t.px, t.py, &color);
+      __syncthreads();  // the next chunk overwrites the staging arrays
     }
-    __syncthreads();
-    const int n = static_cast<int>(min(range.y - base, static_cast<unsigned>(kTileThreads)));
-    for (int s = 0; s < n; ++s) {
-      const float4 q = s_pos[s];
-      const float4 col = s_col[s];
-      blend_circle(S, px, py, q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &color);
-    }
-    __syncthreads();  // the next chunk overwrites the staging arrays
   }
-  if (i < v.width && j < v.height)
-    f.image[static_cast<std::size_t>(j) * v.width + i] = make_float4(color.x, color.y, color.z, color.w);
+  store_pixel(f, t, color);
 }
 
 int bits_for(unsigned n) {
@@ -125,10 +147,33 @@ int bits_for(unsigned n) {
   return b;
 }
 
+// Capacity for `pairs` circle-tile pairs with headroom for animation, within the sort's int range.
+unsigned capacity_for(unsigned long long pairs, unsigned long long limit) {
+  const unsigned long long want = pairs + pairs / 4 + 1024;
+  return static_cast<unsigned>(std::min<unsigned long long>(std::min(want, limit), INT_MAX));
+}
+
+// The pair buffers are sized without waiting for the GPU: at load from the first frame's exact
+// count (computed on the host), then grown from each frame's total, read back asynchronously.
+// A frame with more pairs than the capacity is still drawn exactly (the shade fallback).
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  explicit CudaTileBinnedRenderer(int tile) : tile_(tile) { CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_)); }
+  explicit CudaTileBinnedRenderer(int tile) : tile_(tile) {
+    CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_));
+    *host_total_ = 0;
+    // Test hook: a cap on the capacity forces the fallback (tests/test_gpu_render.cpp).
+    if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS")) limit_ = std::strtoull(cap, nullptr, 10);
+  }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_total_)); }
+
+  void load(const Scene& scene, int width, int height) override {
+    CudaRenderer::load(scene, width, height);
+    const View v = make_view(width, height);
+    unsigned long long pairs = 0;
+    for (const Circle& c : scene.circles) pairs += tile_rect(c.x, c.y, c.radius, v, tile_).count();
+    capacity_ = capacity_for(pairs, limit_);
+    total_pending_ = false;
+  }
 
  private:
   void draw() override {
@@ -138,79 +183,98 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const int tiles_x = (f.view.width + tile - 1) / tile;
     const int tiles_y = (f.view.height + tile - 1) / tile;
     const unsigned tiles = static_cast<unsigned>(tiles_x * tiles_y);
+    const unsigned sentinel = tiles;
     const int n = c.count;
     const int threads = 256;
-    const int blocks = (n + threads - 1) / threads;
-    ranges_.reserve(tiles);
-    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
-    int total = 0;
-    if (n > 0) {
-      counts_.reserve(n);
-      offsets_.reserve(static_cast<std::size_t>(n) + 1);
-      count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, counts_.get());
-      CUDA_CHECK_LAUNCH();
-      stage("count");
+    const int blocks = std::max(1, (n + threads - 1) / threads);
+    grow_from_last_total();
+    const unsigned capacity = capacity_;
 
-      // 64-bit offsets: a pathological scene cannot overflow them silently.
-      std::size_t scan_bytes = 0;
-      CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts_.get(), offsets_.get(), n, stream()));
-      temp_.reserve(scan_bytes);
-      CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.get(), scan_bytes, counts_.get(), offsets_.get(), n, stream()));
-      total_pairs_kernel<<<1, 1, 0, stream()>>>(counts_.get(), offsets_.get(), n, total_.get());
-      CUDA_CHECK_LAUNCH();
-      // The pair buffers are sized by the total: one 8-byte read back per frame.
-      CUDA_CHECK(cudaMemcpyAsync(host_total_, total_.get(), sizeof *host_total_, cudaMemcpyDeviceToHost, stream()));
-      CUDA_CHECK(cudaStreamSynchronize(stream()));
-      stage("scan");
-      if (*host_total_ > static_cast<unsigned long long>(INT_MAX))
-        throw std::runtime_error("cuda-tile-binned: " + std::to_string(*host_total_) +
-                                 " circle-tile pairs exceed 2^31; use cuda-tile-scan for this scene");
-      total = static_cast<int>(*host_total_);
-    }
-    if (total > 0) {
-      keys_.reserve(total);
-      ids_.reserve(total);
-      keys_alt_.reserve(total);
-      ids_alt_.reserve(total);
-      duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(),
-                                                               keys_.get(), ids_.get());
-      CUDA_CHECK_LAUNCH();
-      stage("duplicate");
+    counts_.reserve(std::max(n, 1));
+    offsets_.reserve(std::max(n, 1));
+    ranges_.reserve(tiles + 1);
+    keys_.reserve(capacity);
+    ids_.reserve(capacity);
+    keys_alt_.reserve(capacity);
+    ids_alt_.reserve(capacity);
+    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, (tiles + 1) * sizeof(uint2), stream()));
 
-      cub::DoubleBuffer<unsigned> keys(keys_.get(), keys_alt_.get()), ids(ids_.get(), ids_alt_.get());
-      const int end_bit = std::max(1, bits_for(tiles));
-      std::size_t sort_bytes = 0;
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, total, 0, end_bit, stream()));
-      temp_.reserve(sort_bytes);
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, total, 0, end_bit, stream()));
-      stage("sort");
+    count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, counts_.get());
+    CUDA_CHECK_LAUNCH();
+    stage("count");
 
-      tile_ranges_kernel<<<(total + threads - 1) / threads, threads, 0, stream()>>>(keys.Current(), total,
-                                                                                 ranges_.get());
-      CUDA_CHECK_LAUNCH();
-      stage("ranges");
-      sorted_ids_ = ids.Current();
-    }
+    // 64-bit offsets: a pathological scene cannot overflow them silently.
+    std::size_t scan_bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts_.get(), offsets_.get(), n, stream()));
+    temp_.reserve(scan_bytes);
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.get(), scan_bytes, counts_.get(), offsets_.get(), n, stream()));
+    total_pairs_kernel<<<1, 1, 0, stream()>>>(counts_.get(), offsets_.get(), n, total_.get());
+    CUDA_CHECK_LAUNCH();
+    stage("scan");
+
+    duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(), capacity,
+                                                             keys_.get(), ids_.get());
+    CUDA_CHECK_LAUNCH();
+    pad_keys_kernel<<<std::min<unsigned>((capacity + threads - 1) / threads, 4096), threads, 0, stream()>>>(
+        total_.get(), capacity, sentinel, keys_.get());
+    CUDA_CHECK_LAUNCH();
+    stage("duplicate");
+
+    cub::DoubleBuffer<unsigned> keys(keys_.get(), keys_alt_.get()), ids(ids_.get(), ids_alt_.get());
+    const int end_bit = std::max(1, bits_for(sentinel + 1));
+    std::size_t sort_bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, static_cast<int>(capacity), 0,
+                                               end_bit, stream()));
+    temp_.reserve(sort_bytes);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(capacity), 0,
+                                               end_bit, stream()));
+    stage("sort");
+
+    tile_ranges_kernel<<<(capacity + threads - 1) / threads, threads, 0, stream()>>>(keys.Current(), capacity,
+                                                                                    sentinel, ranges_.get());
+    CUDA_CHECK_LAUNCH();
+    stage("ranges");
+
     const dim3 grid(tiles_x, tiles_y);
-    const unsigned* ids_ptr = total > 0 ? sorted_ids_ : ids_.get();
     with_tile_size(tile, [&](auto t) {
       constexpr int T = decltype(t)::value;
       if (shading() == Shading::Snow)
-        shade_tiles_kernel<Shading::Snow, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
+        shade_tiles_kernel<Shading::Snow, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids.Current(),
+                                                                           total_.get(), capacity);
       else
-        shade_tiles_kernel<Shading::Flat, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids_ptr);
+        shade_tiles_kernel<Shading::Flat, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids.Current(),
+                                                                           total_.get(), capacity);
     });
     CUDA_CHECK_LAUNCH();
     stage("clear+shade");
+
+    // This frame's total comes back without a wait; the next frame sizes its buffers by it.
+    CUDA_CHECK(cudaMemcpyAsync(host_total_, total_.get(), sizeof *host_total_, cudaMemcpyDeviceToHost, stream()));
+    total_ready_.record(stream());
+    total_pending_ = true;
+  }
+
+  // Grows the capacity if the last frame whose total has arrived needed (nearly) more.
+  void grow_from_last_total() {
+    if (!total_pending_) return;
+    const cudaError_t q = cudaEventQuery(total_ready_.get());
+    if (q == cudaErrorNotReady) return;  // look again next frame
+    CUDA_CHECK(q);
+    total_pending_ = false;
+    const unsigned long long total = *host_total_;
+    if (total + total / 16 > capacity_) capacity_ = std::max(capacity_, capacity_for(total, limit_));
   }
 
   const int tile_;
+  unsigned long long limit_ = ~0ull;
+  unsigned capacity_ = 1024;
+  bool total_pending_ = false;
+  CudaEvent total_ready_;
   DeviceBuffer<unsigned> keys_, ids_, keys_alt_, ids_alt_;
   DeviceBuffer<unsigned long long> counts_, offsets_, total_{1};
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_;
   unsigned long long* host_total_ = nullptr;  // pinned
-  const unsigned* sorted_ids_ = nullptr;
 };
 
 }  // namespace

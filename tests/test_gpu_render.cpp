@@ -135,6 +135,34 @@ INSTANTIATE_TEST_SUITE_P(
       return s;
     });
 
+// cuda-tile-binned sizes its pair buffers without waiting for the GPU; a frame with more pairs
+// than they hold must still be exact (the shade kernel's fallback). A cap of 1 pair forces it.
+TEST(GpuRenderer, BinnedOverflowFallbackIsExact) {
+  const RendererInfo& info = *find_renderer("cuda-tile-binned");
+  REQUIRE_RENDERER(info);
+  ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
+  for (const char* name : {"rand10k", "snow"}) {
+    const Scene& scene = cached_scene(name);
+    for (int tile : info.tile_sizes) {
+      auto gpu = make_renderer("cuda-tile-binned", {tile, 0});
+      auto ref = make_renderer("cpu-ref");
+      gpu->load(scene, 257, 193);
+      ref->load(scene, 257, 193);
+      Image a, b;
+      for (int f = 0; f < 3; ++f) {
+        if (f > 0) gpu->advance(), ref->advance();
+        gpu->render();
+        ref->render();
+        ref->read_image(&a);
+        gpu->read_image(&b);
+        const Comparison c = compare_images(a, b, 2e-3f);
+        EXPECT_EQ(c.over_tolerance, 0) << name << " tile " << tile << " frame " << f << ": " << c.summary();
+      }
+    }
+  }
+  ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+}
+
 // No circles at all: the clear alone, at a size smaller than one tile in y.
 TEST(GpuRenderer, EmptySceneIsTheBackground) {
   for (const std::string& name : gpu_renderers()) {
