@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
-# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] (default: all three).
+# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer]
+# (default: all four). The viewer step needs the GL client libraries unpacked first (README of
+# ../shared/gpu: carry .gl and run `for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig`).
 set -uo pipefail
 BIN=${BIN:-.device/bin}
 OUT=${OUT:-/tmp/circles-gpu-out}
 mkdir -p "$OUT"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench)
+[ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench viewer)
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 for step in "${steps[@]}"; do
@@ -36,9 +38,39 @@ for step in "${steps[@]}"; do
       done
       ;;
     bench)
-      echo "== benchmark 1024x1024"
-      "$BIN/circles" bench -s 1024x1024 --frames 20 --warmup 3 --max-seconds 3 \
-        --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"
+      echo "== benchmark 1024x1024: CUDA renderers, every tile size, side by side"
+      "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned \
+        --frames 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
+      echo "== benchmark 1024x1024: CPU renderers (one warm-up frame on the slow scenes)"
+      { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --frames 10 --warmup 1 --max-seconds 2
+        "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --frames 5 --warmup 1 --max-seconds 2; } \
+        2>&1 | tee "$OUT/bench_cpu.log"
+      ;;
+    viewer)
+      echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"
+      CIRCLES_REQUIRE_GPU=1 CIRCLES_BIN="$BIN/circles" "$BIN/circles_viewer_tests" --gtest_brief=1 2>&1 \
+        | tee "$OUT/viewer_tests.log" | tail -15
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      echo "== viewer: compute-sanitizer memcheck on the interop present kernel"
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/circles" view --offscreen rand10k \
+        -s 640x480 --frames 3 --play > /tmp/san.log 2>&1
+      rc=$?; grep -E "ERROR SUMMARY|present:" /tmp/san.log; [ "$rc" -eq 0 ] || status=1
+      echo "== viewer: frame time at 1920x1080, offscreen, vsync off (render size 1920x1080)"
+      for scene in rand100k rand1M snow; do
+        "$BIN/circles" view --offscreen "$scene" -s 1920x1080 --render-size 1920x1080 --frames 300 --play \
+          2>&1 | tee "$OUT/viewer_$scene.log" | sed -n '/timing summary/,$p'
+      done
+      echo "== diagnostics: snow through cuda-tile-scan, rand1M through the host copy"
+      "$BIN/circles" view --offscreen snow -r cuda-tile-scan -s 1920x1080 --render-size 1920x1080 --frames 300 \
+        --play 2>&1 | tee "$OUT/viewer_snow_tile_scan.log" | grep -E "^  frame|clear|FPS"
+      "$BIN/circles" view --offscreen rand1M -s 1920x1080 --render-size 1920x1080 --frames 300 --play --no-interop \
+        2>&1 | tee "$OUT/viewer_rand1M_host_copy.log" | grep -E "^  frame|copy|FPS"
+      echo "== the renderer alone at 1920x1080"
+      "$BIN/circles" bench --scenes rand100k,rand1M,snow --renderers cuda-tile-binned,cuda-tile-scan --tile-size 16 \
+        -s 1920x1080 --frames 100 --max-seconds 10 2>&1 | tee "$OUT/bench_1080p.log"
+      echo "== screenshot"
+      "$BIN/circles" view --offscreen snow -s 1600x900 --frames 120 --play --screenshot "$OUT/viewer.png" \
+        2>&1 | grep -E "present|screenshot|EGL"
       ;;
   esac
 done
