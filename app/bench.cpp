@@ -18,14 +18,14 @@
 
 namespace circles {
 
-namespace {
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+namespace {
 
 double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* stages) {
   double sum = 0;

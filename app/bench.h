@@ -23,6 +23,9 @@ struct BenchOptions {
   RendererSettings settings;
 };
 
+// Median of `v` (0 for none): the benchmark's and the viewer's timing summaries.
+double median(std::vector<double> v);
+
 // Runs the benchmark, printing a table to stdout; returns the process exit code.
 int run_bench(const BenchOptions& opt);
 

@@ -24,6 +24,7 @@
 #include "app/gl_util.h"
 #include "app/interop.h"
 #include "app/panels.h"
+#include "app/bench.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
 #include "render/compare.h"

@@ -74,16 +74,6 @@ float History::max() const {
   return m;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2) return hi;
-  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lo + hi) / 2;
-}
-
 std::vector<std::uint8_t> to_texture_rgba8(const Image& img) {
   // to_rgba8 is the one definition of the bytes (it is what write_png stores); it yields the top
   // row first, the texture wants the bottom row first.

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 
+#include "app/bench.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
