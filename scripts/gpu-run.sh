@@ -5,7 +5,7 @@
 # (default: all four). The viewer step needs the GL client libraries unpacked first (README of
 # ../shared/gpu: carry .gl and run `for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig`).
 set -uo pipefail
-BIN=${BIN:-.device/bin}
+BIN=$(realpath "${BIN:-.device/bin}")
 OUT=${OUT:-/tmp/circles-gpu-out}
 mkdir -p "$OUT"
 steps=("$@")
