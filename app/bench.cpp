@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -68,7 +69,14 @@ int run_bench(const BenchOptions& opt) {
       for (int t : info->tile_sizes) list.push_back({t, 0});
     }
     for (const RendererSettings& s : list) {
-      const RendererSettings r = resolve_settings(*info, s);  // throws on unsupported settings
+      RendererSettings r;
+      try {
+        r = resolve_settings(*info, s);
+      } catch (const std::invalid_argument& e) {
+        if (opt.renderers.size() == 1) throw;  // the one renderer asked for cannot take them
+        std::fprintf(stderr, "bench: skipping %s: %s\n", name.c_str(), e.what());
+        continue;
+      }
       std::string label = name;
       if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
       if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
@@ -76,6 +84,17 @@ int run_bench(const BenchOptions& opt) {
     }
   }
 
+  if (variants.empty()) throw std::invalid_argument("bench: no renderer takes the given settings");
+  // Check every scene name and the JSON path before timing anything (a run can be long).
+  for (const std::string& s : scenes) {
+    std::error_code ec;
+    if (!find_scene(s) && !std::filesystem::exists(s, ec)) make_builtin_scene(s);  // throws, listing names
+  }
+  std::ofstream json_file;
+  if (!opt.json_path.empty()) {
+    json_file.open(opt.json_path);
+    if (!json_file) throw std::runtime_error("cannot write '" + opt.json_path + "'");
+  }
   nlohmann::json results = nlohmann::json::array();
   std::printf("%-14s %-20s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
               "min ms", "max ms", "stage medians (ms)");
@@ -130,10 +149,10 @@ int run_bench(const BenchOptions& opt) {
                          {"stage_median_ms", stage_json}});
     }
   }
-  if (!opt.json_path.empty()) {
-    std::ofstream f(opt.json_path);
-    f << results.dump(2) << "\n";
-    if (!f) throw std::runtime_error("cannot write '" + opt.json_path + "'");
+  if (json_file.is_open()) {
+    json_file << results.dump(2) << "\n";
+    json_file.flush();
+    if (!json_file) throw std::runtime_error("cannot write '" + opt.json_path + "'");
   }
   return 0;
 }

@@ -18,8 +18,8 @@ struct BenchOptions {
   double max_seconds = 4.0;    // per scene/renderer pair, timed part
   std::uint64_t seed = 1;
   std::string json_path;       // also write the results as JSON here
-  // Settings for every renderer that takes them (those that do not ignore them). With no
-  // settings given, each renderer runs once per supported tile size.
+  // Settings for every renderer that takes them (renderers that cannot are skipped, with a
+  // note). With no settings given, each renderer runs once per supported tile size.
   RendererSettings settings;
 };
 

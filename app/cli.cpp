@@ -2,6 +2,7 @@
 #include "app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -59,18 +60,43 @@ void parse_frames(const std::string& text, std::int64_t* first, std::int64_t* la
 }
 
 std::string frame_path(const std::string& pattern, std::int64_t frame, bool several) {
-  if (pattern.find('%') != std::string::npos) {
-    char buf[4096];
-    std::snprintf(buf, sizeof buf, pattern.c_str(), static_cast<int>(frame));
-    return buf;
+  // A pattern holds exactly one %d, %Nd or %0Nd (and %% for a literal %); formatted here, never
+  // handed to printf.
+  std::string out;
+  int conversions = 0;
+  for (std::size_t k = 0; k < pattern.size(); ++k) {
+    if (pattern[k] != '%') {
+      out += pattern[k];
+      continue;
+    }
+    if (k + 1 < pattern.size() && pattern[k + 1] == '%') {
+      out += '%';
+      ++k;
+      continue;
+    }
+    std::size_t e = k + 1;
+    const bool zero = e < pattern.size() && pattern[e] == '0';
+    if (zero) ++e;
+    int width = 0;
+    while (e < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[e])) && width < 100)
+      width = width * 10 + (pattern[e++] - '0');
+    if (e >= pattern.size() || pattern[e] != 'd' || ++conversions > 1)
+      throw std::invalid_argument("bad output pattern '" + pattern +
+                                  "': use one %d, %4d or %04d for the frame number (and %% for %)");
+    std::string num = std::to_string(frame);
+    if (static_cast<int>(num.size()) < width) num.insert(0, width - num.size(), zero ? '0' : ' ');
+    out += num;
+    k = e;
   }
-  if (!several) return pattern;
+  if (conversions == 1) return out;
+  if (!several) return out;
+  const std::string& plain = out;
   char num[32];
   std::snprintf(num, sizeof num, "-%04" PRId64, frame);
-  const std::size_t dot = pattern.rfind('.');
-  const std::size_t slash = pattern.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return pattern + num;
-  return pattern.substr(0, dot) + num + pattern.substr(dot);
+  const std::size_t dot = plain.rfind('.');
+  const std::size_t slash = plain.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return plain + num;
+  return plain.substr(0, dot) + num + plain.substr(dot);
 }
 
 void add_settings_options(CLI::App* cmd, RendererSettings* s) {
@@ -99,7 +125,7 @@ struct FrameJob {
     cmd->add_option("-s,--size", size, "output size WxH; default: the scene's size (1024x1024 for built-ins)");
     cmd->add_option("--frames", frames,
                     "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
-    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str();
+    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
     add_settings_options(cmd, &settings);
   }
 
@@ -152,6 +178,7 @@ int cmd_render(FrameJob& job, const std::string& out_pattern) {
   const bool several = last - first > 1;
   std::string pattern = out_pattern;
   if (pattern.empty()) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
+  frame_path(pattern, first, several);  // a bad pattern fails before any work
   std::unique_ptr<Renderer> r = make_renderer(job.renderer, job.settings);
   Image img;
   run_frames(*r, scene, w, h, first, last, [&](std::int64_t f) {
@@ -169,10 +196,11 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
   job.resolve(&scene, &w, &h, &first, &last);
+  frame_path(diff_pattern, first, last - first > 1);  // a bad pattern fails before any work
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
   std::unique_ptr<Renderer> test = make_renderer(job.renderer, job.settings);
   ref->load(scene, w, h);
-  while (ref->frame() < first) ref->advance();
+  ref->seek(first);
   bool all_ok = true;
   Image a, b;
   run_frames(*test, scene, w, h, first, last, [&](std::int64_t f) {
@@ -197,6 +225,7 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
 int cmd_scene_save(const std::string& name, const std::string& path, std::int64_t frame,
                    std::uint64_t seed) {
   Scene s = load_scene(name, seed);
+  if (frame < 0) frame = s.frame;
   if (frame < s.frame)
     throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
                                 std::to_string(s.frame));
@@ -239,13 +268,14 @@ int run_cli(int argc, const char* const* argv) {
   CLI::App* scene_cmd = app.add_subcommand("scene", "scene file tools");
   scene_cmd->require_subcommand(1);
   std::string save_name, save_path;
-  std::int64_t save_frame = 0;
+  std::int64_t save_frame = -1;  // the scene's own frame
   std::uint64_t save_seed = kDefaultSeed;
   CLI::App* save = scene_cmd->add_subcommand("save", "write a built-in scene (at any frame) as a scene file");
   save->add_option("NAME", save_name, "built-in scene name or scene file")->required();
   save->add_option("FILE", save_path, "output scene file")->required();
-  save->add_option("--frame", save_frame, "animation frame to save")->capture_default_str()->check(CLI::NonNegativeNumber);
-  save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str();
+  save->add_option("--frame", save_frame, "animation frame to save (default: the scene's own frame)")
+      ->check(CLI::NonNegativeNumber);
+  save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
 
   BenchOptions bench_opt;
   std::string bench_size = "1024x1024";
@@ -256,9 +286,9 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
   bench->add_option("--frames", bench_opt.frames, "timed frames per pair")->capture_default_str()->check(CLI::Range(1, 100000));
   bench->add_option("--warmup", bench_opt.warmup, "untimed frames first")->capture_default_str()->check(CLI::Range(0, 100000));
-  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str();
+  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
   bench->add_option("--min-frames", bench_opt.min_frames, "timed frames per pair even past --max-seconds")->capture_default_str()->check(CLI::Range(1, 100000));
-  bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str();
+  bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
 
@@ -277,7 +307,7 @@ int run_cli(int argc, const char* const* argv) {
                    "--offscreen: the window size (default 1280x720)");
   view->add_option("--render-size", view_opt.render_size,
                    "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
-  view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str();
+  view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
   add_settings_options(view, &view_opt.settings);
   view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
   view->add_flag("--offscreen", view_opt.offscreen,

@@ -268,7 +268,7 @@ bool Viewer::load_scene_source(const std::string& source) {
 
 void Viewer::reload_renderer(std::int64_t frame) {
   renderer_->load(*scene_, render_w_, render_h_);
-  while (renderer_->frame() < frame) renderer_->advance();
+  renderer_->seek(frame);
   loaded_ = true;
   dirty_ = true;
   fresh_ = true;
@@ -283,7 +283,7 @@ void Viewer::switch_renderer(const std::string& name, const RendererSettings& se
     const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
     if (loaded_) {
       r->load(*scene_, render_w_, render_h_);
-      while (r->frame() < frame) r->advance();
+      r->seek(frame);
     }
     renderer_ = std::move(r);
     renderer_name_ = name;

@@ -31,6 +31,10 @@ class CudaRenderer : public Renderer {
   CudaRenderer();
   void load(const Scene& scene, int width, int height) override;
   void advance() override;
+  void seek(std::int64_t frame) override {
+    if (animation_ == Animation::None && frame > frame_) frame_ = frame;
+    while (frame_ < frame) advance();
+  }
   void render() override;
   void read_image(Image* out) override;
   std::vector<StageTiming> timings(bool wait) const override;

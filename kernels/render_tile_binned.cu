@@ -22,9 +22,9 @@ namespace circles {
 
 namespace {
 
-// The tiles whose pixel centres a circle's bounding box may reach, clamped to the grid; empty
-// (x0 > x1) when it misses the image. One pixel of margin absorbs rounding. Host and device
-// (the host computes the first frame's pair count with it at load).
+// The tiles whose pixel centres a circle's bounding box may reach (span_slack pixels of margin),
+// clamped to the grid; empty (x0 > x1) when the box misses the image. Host and device (the host
+// counts the loaded state's pairs with it).
 struct TileRect {
   int x0, y0, x1, y1;
   CIRCLES_HD unsigned long long count() const {
@@ -32,22 +32,28 @@ struct TileRect {
   }
 };
 
-CIRCLES_HD int clamp_floor(float v, int lo, int hi) {
-  const float f = floorf(v);
-  return f < lo ? lo : (f > hi ? hi : static_cast<int>(f));
+// Pixel range [lo, hi] along one axis whose centres the box [c - r, c + r] may reach; false
+// when it misses [0, n-1]. Compared in float before any conversion to int.
+CIRCLES_HD bool axis_span(float c, float r, float scale, float off, int n, int* lo, int* hi) {
+  const float slack = span_slack(c, r, scale);
+  const float a = floorf((c - r) * scale + off - 0.5f - slack);
+  const float b = ceilf((c + r) * scale + off - 0.5f + slack);
+  if (b < 0.f || a > static_cast<float>(n - 1)) return false;
+  *lo = a < 0.f ? 0 : static_cast<int>(a);
+  *hi = b > static_cast<float>(n - 1) ? n - 1 : static_cast<int>(b);
+  return true;
 }
 
 CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile) {
-  const int i0 = clamp_floor((x - r) * v.scale + v.off_x - 0.5f, -2, v.width) - 1;
-  const int i1 = clamp_floor((x + r) * v.scale + v.off_x - 0.5f, -2, v.width) + 2;
-  const int j0 = clamp_floor((y - r) * v.scale + v.off_y - 0.5f, -2, v.height) - 1;
-  const int j1 = clamp_floor((y + r) * v.scale + v.off_y - 0.5f, -2, v.height) + 2;
-  TileRect t;
-  t.x0 = (i0 > 0 ? i0 : 0) / tile;
-  t.x1 = (i1 < v.width - 1 ? i1 : v.width - 1) / tile;
-  t.y0 = (j0 > 0 ? j0 : 0) / tile;
-  t.y1 = (j1 < v.height - 1 ? j1 : v.height - 1) / tile;
-  if (i1 < 0 || j1 < 0 || i0 > v.width - 1 || j0 > v.height - 1) t.x1 = t.x0 - 1;  // off image
+  TileRect t{0, 0, -1, -1};
+  int i0, i1, j0, j1;
+  if (!axis_span(x, r, v.scale, v.off_x, v.width, &i0, &i1) ||
+      !axis_span(y, r, v.scale, v.off_y, v.height, &j0, &j1))
+    return t;  // off image: empty
+  t.x0 = i0 / tile;
+  t.x1 = i1 / tile;
+  t.y0 = j0 / tile;
+  t.y1 = j1 / tile;
   return t;
 }
 
@@ -162,7 +168,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_));
     *host_total_ = 0;
     // Test hook: a cap on the capacity forces the fallback (tests/test_gpu_render.cpp).
-    if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS")) limit_ = std::strtoull(cap, nullptr, 10);
+    if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS"))
+      limit_ = std::max(1ull, std::strtoull(cap, nullptr, 10));
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_total_)); }
 

@@ -23,11 +23,13 @@ class StageTimer {
     event(slot, 0).record(s);
     open_ = true;
   }
-  // Records the end of stage `name` (which began where the previous stage ended).
+  // Records the end of stage `name` (which began where the previous stage ended). A stage marked
+  // again right after itself (advance() called many times before a render) is extended, so a
+  // slot holds at most one entry per stage run.
   void mark(const char* name, cudaStream_t s) {
     open(s);
     Slot& slot = slots_[current_];
-    slot.names.emplace_back(name);
+    if (slot.names.empty() || slot.names.back() != name) slot.names.emplace_back(name);
     event(slot, slot.names.size()).record(s);
   }
   void close() {

@@ -52,6 +52,10 @@ void animate_circles(Scene* scene, std::size_t begin, std::size_t end) {
 }
 
 void advance_scene(Scene* scene, std::int64_t frames) {
+  if (scene->animation == Animation::None) {
+    scene->frame += frames;
+    return;
+  }
   for (std::int64_t f = 0; f < frames; ++f) {
     animate_circles(scene, 0, scene->circles.size());
     ++scene->frame;
@@ -66,12 +70,13 @@ double ms_since(Clock::time_point t0) {
 }
 
 // Pixel index range [lo, hi] (clamped to [0, n-1]) whose centres may lie within [c - r, c + r];
-// one pixel of margin on each side absorbs rounding. Empty when lo > hi.
+// span_slack pixels of margin on each side absorb rounding. Empty when lo > hi.
 void pixel_span(float c, float r, float scale, float off, int n, int* lo, int* hi) {
-  const double a = (static_cast<double>(c) - r) * scale + off - 0.5;
-  const double b = (static_cast<double>(c) + r) * scale + off - 0.5;
-  *lo = static_cast<int>(std::max(0.0, std::min(static_cast<double>(n), std::floor(a) - 1)));
-  *hi = static_cast<int>(std::max(-1.0, std::min(static_cast<double>(n - 1), std::ceil(b) + 1)));
+  const double slack = span_slack(c, r, scale);
+  const double a = (static_cast<double>(c) - r) * scale + off - 0.5 - slack;
+  const double b = (static_cast<double>(c) + r) * scale + off - 0.5 + slack;
+  *lo = static_cast<int>(std::max(0.0, std::min(static_cast<double>(n), std::floor(a))));
+  *hi = static_cast<int>(std::max(-1.0, std::min(static_cast<double>(n - 1), std::ceil(b))));
 }
 
 class CpuRenderer : public Renderer {
@@ -99,6 +104,11 @@ class CpuRenderer : public Renderer {
     const auto t0 = Clock::now();
     draw();
     render_ms_ = ms_since(t0);
+  }
+
+  void seek(std::int64_t frame) override {
+    if (scene_.animation == Animation::None) scene_.frame = std::max(scene_.frame, frame);
+    while (scene_.frame < frame) advance();
   }
 
   void read_image(Image* out) override { *out = image_; }

@@ -85,6 +85,15 @@ CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, floa
   return true;
 }
 
+// Pixels of slack for any bounding box of a circle (cpu-ref's span, cuda-tile-binned's tiles):
+// one pixel, plus enough to cover float rounding in blend_circle's dx = px - cx at this
+// magnitude (a few ulps of |c| + r, in pixels). Bounding boxes only cull; they must never drop a
+// pixel that blend_circle would cover.
+CIRCLES_HD float span_slack(float c, float r, float scale) {
+  const float mag = (c < 0.f ? -c : c) + r;
+  return 1.f + 4.f * mag * scale * 1.1920929e-7f;
+}
+
 // Conservative circle-box test: true when the circle may cover a pixel centre inside the box
 // [x0, x1] x [y0, y1] (box given by its extreme pixel centres). Slack absorbs rounding so that
 // culling never drops a circle that blend_circle would draw.

@@ -23,6 +23,8 @@ class Renderer {
   virtual void load(const Scene& scene, int width, int height) = 0;
   // Moves the animation on by one frame (dt = 1/60 s); a still scene stays as it is.
   virtual void advance() = 0;
+  // Advances to `frame` (>= frame()); a still scene just takes the number, in no time.
+  virtual void seek(std::int64_t frame) = 0;
   // Draws the current state into the renderer's image (clear included).
   virtual void render() = 0;
   // Copies the last rendered image to the host.
@@ -50,7 +52,7 @@ template <class OnFrame>
 void run_frames(Renderer& r, const Scene& scene, int width, int height, std::int64_t first,
                 std::int64_t last, OnFrame on_frame) {
   r.load(scene, width, height);
-  while (r.frame() < first) r.advance();
+  r.seek(first);
   for (std::int64_t f = first; f < last; ++f) {
     if (f > first) r.advance();
     r.render();

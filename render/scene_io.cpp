@@ -18,6 +18,9 @@
 
 namespace circles {
 
+constexpr float kMaxMagnitude = 1e6f;  // see bounded() below
+
+
 namespace {
 
 std::string error_what(const std::string& file, int line, int column, const std::string& message) {
@@ -378,6 +381,15 @@ class Parser {
     fail(l, t.begin, std::string(field) + " must be a finite number, found " + quote(t));
   }
 
+  // A finite float within +-kMaxMagnitude (positions, depth, radius, velocity): squares stay far
+  // from overflow and float rounding stays far below a pixel at any supported size.
+  float bounded(const Line& l, const Token& t, const char* field) const {
+    const float v = number(l, t, field);
+    if (!(v >= -kMaxMagnitude && v <= kMaxMagnitude))
+      fail(l, t.begin, std::string(field) + " must be between -1e6 and 1e6, found " + quote(t));
+    return v;
+  }
+
   // A number in [0, 1] (colors).
   float unit(const Line& l, const Token& t, const char* field) const {
     const float v = number(l, t, field);
@@ -396,10 +408,10 @@ class Parser {
       fail(l, l.field[10].begin, "expected 10 fields (x y z radius r g b a [vx vy])" + found);
     }
     Circle c;
-    c.x = number(l, l.field[0], "x");
-    c.y = number(l, l.field[1], "y");
-    c.z = number(l, l.field[2], "z");
-    c.radius = number(l, l.field[3], "radius");
+    c.x = bounded(l, l.field[0], "x");
+    c.y = bounded(l, l.field[1], "y");
+    c.z = bounded(l, l.field[2], "z");
+    c.radius = bounded(l, l.field[3], "radius");
     if (!(c.radius > 0.f))
       fail(l, l.field[3].begin, "radius must be greater than 0, found " + quote(l.field[3]));
     c.r = unit(l, l.field[4], "r");
@@ -407,8 +419,8 @@ class Parser {
     c.b = unit(l, l.field[6], "b");
     c.a = unit(l, l.field[7], "a");
     if (l.count == 10) {
-      c.vx = number(l, l.field[8], "vx");
-      c.vy = number(l, l.field[9], "vy");
+      c.vx = bounded(l, l.field[8], "vx");
+      c.vy = bounded(l, l.field[9], "vy");
     }
     return c;
   }

@@ -1,6 +1,7 @@
 // The command line, called in-process through run_cli.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -63,6 +64,12 @@ TEST(CliParse, FramePaths) {
   EXPECT_EQ(frame_path("out.png", 3, true), "out-0003.png");
   EXPECT_EQ(frame_path("dir.d/out", 12, true), "dir.d/out-0012");
   EXPECT_EQ(frame_path("f%05d.png", 42, true), "f00042.png");
+  EXPECT_EQ(frame_path("f%d.png", 7, false), "f7.png");
+  EXPECT_EQ(frame_path("100%%-%3d.png", 7, true), "100%-  7.png");
+  EXPECT_EQ(frame_path("100%%.png", 7, true), "100%-0007.png");
+  EXPECT_EQ(frame_path("f%d.png", 12345678901LL, true), "f12345678901.png");
+  for (const char* bad : {"%s.png", "100%.png", "h%d%d.png", "x%", "%5x"})
+    EXPECT_THROW(frame_path(bad, 1, true), std::invalid_argument) << bad;
 }
 
 TEST_F(CliTest, ListSucceeds) { EXPECT_EQ(cli({"list"}), 0); }
@@ -101,6 +108,37 @@ TEST_F(CliTest, BadInputFailsWithoutOutput) {
   std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
   EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("a.png")}), 1);
   EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+TEST_F(CliTest, BadOutputPatternIsAUsageErrorBeforeAnyWork) {
+  EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "-o", path("%s.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "--frames", "0:2", "-o", path("h%d%d.png")}), 2);
+  EXPECT_TRUE(fs::is_empty(dir_));
+  EXPECT_EQ(cli({"render", "rgb", "--seed", "-1", "-o", path("a.png")}), 2);
+}
+
+TEST_F(CliTest, StillScenesSeekToAnyFrameAtOnce) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(cli({"render", "rgb", "-s", "16x16", "--frames", "999999999999", "-o", path("far.png")}), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_TRUE(fs::exists(path("far.png")));
+}
+
+TEST_F(CliTest, SceneSaveDefaultsToTheScenesOwnFrame) {
+  ASSERT_EQ(cli({"scene", "save", "hypnosis", path("h5.scene"), "--frame", "5"}), 0);
+  ASSERT_EQ(cli({"scene", "save", path("h5.scene"), path("again.scene")}), 0);
+  EXPECT_EQ(slurp(path("h5.scene")), slurp(path("again.scene")));
+}
+
+TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb,nosuch", "--renderers", "cpu-mt", "--frames", "1"}), 1);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "--tile-size", "32"}), 2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref,cpu-mt", "--tile-size", "16",
+                 "--frames", "1", "--warmup", "0", "--json", path("b.json")}),
+            0);  // cpu-ref cannot take a tile size: skipped with a note
+  EXPECT_NE(slurp(path("b.json")).find("cpu-mt"), std::string::npos);
+  EXPECT_EQ(slurp(path("b.json")).find("\"cpu-ref\""), std::string::npos);
+  EXPECT_EQ(cli({"bench", "--max-seconds", "-1"}), 2);
 }
 
 TEST_F(CliTest, CheckPassesForCpuMt) {
