@@ -1,0 +1,102 @@
+// The viewer window driven by real X input events (xdotool through XTEST) under Xvfb: the export
+// key, a drag (pan), the wheel (zoom) and Esc. Skips where xvfb-run or xdotool is missing (the
+// GPU machine); scripts/install-deps.sh installs both, so CI runs it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "render/image.h"
+#include "render/png.h"
+
+namespace circles {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+class ViewerInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("command -v xvfb-run > /dev/null 2>&1 && command -v xdotool > /dev/null 2>&1") != 0)
+      GTEST_SKIP() << "xvfb-run or xdotool is not installed";
+    dir_ = fs::path(::testing::TempDir()) /
+           ("circles_input_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  // Runs `viewer_args` in a window under Xvfb, then `input` (xdotool commands; $w is the
+  // window), waits for the viewer and returns its exit status. Output goes to out.log/err.log.
+  int run(const std::string& viewer_args, const std::string& input) {
+    const std::string script = (dir_ / "drive.sh").string();
+    std::ofstream(script) << "set -u\ncd '" << dir_.string() << "'\n"
+                          << "'" << CIRCLES_BIN << "' view " << viewer_args << " > out.log 2> err.log &\n"
+                          << "pid=$!\n"
+                          << "w=$(timeout 30 xdotool search --sync --onlyvisible --name 'circles view' | head -n 1)\n"
+                          << "[ -n \"$w\" ] || { kill $pid; exit 90; }\n"
+                          << "xdotool windowfocus --sync $w\n"
+                          << input << "\n"
+                          << "wait $pid\n";
+    const std::string cmd = "timeout 90 xvfb-run -a -s '-screen 0 1280x1024x24' bash '" + script + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string log(const char* name) const { return slurp(dir_ / name); }
+  fs::path dir_;
+};
+
+TEST_F(ViewerInput, ExportKeyDragAndWheel) {
+  // 1280x720 window: the scene area is x 360..1279, so the frame renders at 920x720.
+  const int rc = run("rgb -r cpu-mt --vsync off --frames 300 --screenshot shot.png",
+                     "sleep 0.5\n"
+                     "xdotool key s\n"
+                     "sleep 0.3\n"
+                     "xdotool mousemove --window $w 800 360 mousedown 1 mousemove --window $w 900 420 "
+                     "mousemove --window $w 1000 460 mouseup 1\n"
+                     "xdotool mousemove --window $w 820 360 click 4 click 4\n");
+  ASSERT_EQ(rc, 0) << log("err.log");
+  const std::string err = log("err.log");
+  EXPECT_NE(err.find("export: "), std::string::npos) << err;
+  ASSERT_TRUE(fs::exists(dir_ / "circles-view.png")) << err;
+
+  // The export equals `circles render` of the same scene, size and renderer, byte for byte.
+  const std::string ref = (dir_ / "ref.png").string();
+  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rgb -r cpu-mt -s 920x720 -o '" + ref +
+                         "' 2> /dev/null").c_str()),
+            0);
+  EXPECT_EQ(slurp(dir_ / "circles-view.png"), slurp(ref));
+
+  // After the drag and the wheel, the scene area no longer shows the frame 1:1 at the origin.
+  const Image shot = read_png((dir_ / "shot.png").string());
+  const Image frame = read_png(ref);
+  ASSERT_EQ(shot.width, 1280);
+  ASSERT_EQ(shot.height, 720);
+  long differing = 0;
+  for (int j = 0; j < frame.height; ++j)
+    for (int i = 0; i < frame.width; ++i) {
+      const Float4& a = shot.at(360 + i, j);
+      const Float4& b = frame.at(i, j);
+      differing += a.x != b.x || a.y != b.y || a.z != b.z;
+    }
+  EXPECT_GT(differing, frame.width * frame.height / 20) << "the view did not move or zoom";
+}
+
+TEST_F(ViewerInput, EscapeQuits) {
+  const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "sleep 0.5\nxdotool key Escape\n");
+  EXPECT_EQ(rc, 0) << log("err.log");
+  const std::string out = log("out.log");
+  const std::size_t at = out.find("timing summary: ");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_LT(std::atol(out.c_str() + at + 16), 100000) << out;  // stopped long before the end
+}
+
+}  // namespace
+}  // namespace circles
