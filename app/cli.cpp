@@ -329,6 +329,11 @@ int run_cli(int argc, const char* const* argv) {
   view->add_flag("--no-interop", view_opt.no_interop,
                  "present CUDA frames through a host copy instead of CUDA-GL interop (also "
                  "CIRCLES_FORCE_NO_INTEROP=1)");
+  view->add_option("--present", view_opt.present,
+                   "surface|pbo: how CUDA-GL interop writes CUDA frames into the GL texture: through a surface "
+                   "object on the registered texture, or into a registered pixel buffer copied by "
+                   "glTexSubImage2D (unused without a CUDA renderer)")
+      ->capture_default_str();
   app.footer(std::string("With no arguments, circles opens the viewer on ") + kDefaultScene + ".");
 #else
   CLI::App* view = app.add_subcommand("view", "interactive viewer (not in this build: configured without the GUI)");

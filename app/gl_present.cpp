@@ -1,5 +1,8 @@
 #include "app/gl_present.h"
 
+#include <cstddef>
+#include <utility>
+
 #include "viewer_shaders.h"  // generated from shaders/*.glsl by app/viewer.cmake
 
 namespace circles {
@@ -46,6 +49,7 @@ bool Presenter::ensure_size(int w, int h) {
   // A new texture name per size: a texture registered with CUDA must not change under it.
   frame_ = make_texture();
   define_texture(frame_.get(), w, h);
+  pixel_buffer_.reset();  // made again at the new size when the pbo path asks for it
   width_ = w;
   height_ = h;
   drop_overlay();
@@ -58,6 +62,44 @@ void Presenter::upload_frame(const std::uint8_t* rgba) {
   GL_CALL(glBindTexture(GL_TEXTURE_2D, frame_.get()));
   GL_CALL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, rgba));
   GL_CALL(glBindTexture(GL_TEXTURE_2D, 0));
+}
+
+GLuint Presenter::pixel_buffer() {
+  if (pixel_buffer_) return pixel_buffer_.get();
+  if (!frame_) throw GlError("Presenter::pixel_buffer before ensure_size");
+  GLuint name = 0;
+  GL_CALL(glGenBuffers(1, &name));
+  GlBuffer buffer(name);
+  const auto bytes = static_cast<GLsizeiptr>(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * 4);
+  GL_CALL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer.get()));
+  // Written by CUDA every frame, read once by the upload: stream / draw. No initial contents.
+  glBufferData(GL_PIXEL_UNPACK_BUFFER, bytes, nullptr, GL_STREAM_DRAW);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // unbound before the check: a failure leaves no state
+  GL_CHECK("glBufferData (pixel buffer)");
+  pixel_buffer_ = std::move(buffer);
+  return pixel_buffer_.get();
+}
+
+void Presenter::upload_from_pixel_buffer() {
+  if (!pixel_buffer_) throw GlError("Presenter::upload_from_pixel_buffer without a pixel buffer");
+  upload_timer_.begin();
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pixel_buffer_.get());
+  glBindTexture(GL_TEXTURE_2D, frame_.get());
+  // With a buffer bound to GL_PIXEL_UNPACK_BUFFER the pointer argument is an offset into it.
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  // Unbound again before anything can throw: a buffer left bound would turn the host-copy
+  // path's pointers into offsets.
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  try {
+    GL_CHECK("pbo upload");  // one check per frame, as in draw()
+  } catch (...) {
+    upload_timer_.end();  // never leave a GL_TIME_ELAPSED query open: the next timer would fail
+    throw;
+  }
+  upload_timer_.end();
 }
 
 void Presenter::upload_overlay(const std::uint8_t* rgba, int w, int h) {

@@ -1,10 +1,13 @@
-// CUDA-GL interop through a registered texture and a surface object (see app/interop.h).
+// CUDA-GL interop through a registered texture and a surface object, or a registered pixel
+// buffer and a device pointer (see app/interop.h).
 #include <epoxy/gl.h>  // before cuda_gl_interop.h, which needs GL's types
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "app/interop.h"
@@ -16,15 +19,25 @@ namespace circles {
 
 namespace {
 
-// Owns one cudaGraphicsGLRegisterImage registration.
+// Owns one registration of a GL object with CUDA (cudaGraphicsGLRegisterImage or
+// cudaGraphicsGLRegisterBuffer).
 class GraphicsResource {
  public:
   GraphicsResource() = default;
-  explicit GraphicsResource(GLuint texture) {
-    CUDA_CHECK(cudaGraphicsGLRegisterImage(&res_, texture, GL_TEXTURE_2D,
-                                           cudaGraphicsRegisterFlagsSurfaceLoadStore));
+  // The frame texture, for surface writes.
+  static GraphicsResource image(GLuint texture) {
+    cudaGraphicsResource_t res = nullptr;
+    CUDA_CHECK(cudaGraphicsGLRegisterImage(&res, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsSurfaceLoadStore));
+    GraphicsResource r(res);  // owned from here on: unregistered if the next call throws
     // The kernel overwrites every texel: CUDA need not preserve the old contents.
-    CUDA_CHECK(cudaGraphicsResourceSetMapFlags(res_, cudaGraphicsMapFlagsWriteDiscard));
+    CUDA_CHECK(cudaGraphicsResourceSetMapFlags(r.res_, cudaGraphicsMapFlagsWriteDiscard));
+    return r;
+  }
+  // The pixel buffer, written through a device pointer; write-discard for the same reason.
+  static GraphicsResource buffer(GLuint buffer) {
+    cudaGraphicsResource_t res = nullptr;
+    CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&res, buffer, cudaGraphicsRegisterFlagsWriteDiscard));
+    return GraphicsResource(res);
   }
   ~GraphicsResource() {
     if (res_) CUDA_CHECK_PRINT(cudaGraphicsUnregisterResource(res_));
@@ -43,6 +56,7 @@ class GraphicsResource {
   explicit operator bool() const { return res_ != nullptr; }
 
  private:
+  explicit GraphicsResource(cudaGraphicsResource_t res) : res_(res) {}
   cudaGraphicsResource_t res_ = nullptr;
 };
 
@@ -90,13 +104,18 @@ class SurfaceObject {
   cudaSurfaceObject_t surf_ = 0;
 };
 
-class SurfaceInterop final : public CudaGlInterop {
+// Both paths: the same registration lifetime, map/convert/unmap sequence and stage timer; only
+// the registered object and the kernel's destination differ.
+class RegisteredInterop final : public CudaGlInterop {
  public:
-  ~SurfaceInterop() override { release(); }
+  explicit RegisteredInterop(InteropPath path) : path_(path) {}
+  ~RegisteredInterop() override { release(); }
 
-  void attach(unsigned int texture, int width, int height) override {
-    release();  // unregister the old texture first
-    resource_ = GraphicsResource(texture);
+  InteropPath path() const override { return path_; }
+
+  void attach(unsigned int name, int width, int height) override {
+    release();  // unregister the old object first
+    resource_ = path_ == InteropPath::Pbo ? GraphicsResource::buffer(name) : GraphicsResource::image(name);
     width_ = width;
     height_ = height;
     timer_.reset();
@@ -107,9 +126,25 @@ class SurfaceInterop final : public CudaGlInterop {
   void present(const void* device_pixels, void* stream_ptr) override {
     if (!resource_) throw std::logic_error("CudaGlInterop::present before attach");
     cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+    const float4* src = static_cast<const float4*>(device_pixels);
     timer_.open(stream);
     Mapping mapping(resource_.get(), stream);
     timer_.mark("map", stream);
+    if (path_ == InteropPath::Pbo)
+      convert_to_buffer(src, stream);
+    else
+      convert_to_surface(src, stream);
+    timer_.mark("convert", stream);
+    // Unmapping orders the GL work issued afterwards (the upload, the draw) after this stream's work.
+    mapping.unmap();
+    timer_.mark("unmap", stream);
+    timer_.close();
+  }
+
+  std::vector<StageTiming> timings() const override { return timer_.read(false); }
+
+ private:
+  void convert_to_surface(const float4* src, cudaStream_t stream) {
     cudaArray_t array = nullptr;
     CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_.get(), 0, 0));
     if (array != surface_array_) {
@@ -119,18 +154,22 @@ class SurfaceInterop final : public CudaGlInterop {
       surface_ = std::make_unique<SurfaceObject>(array);
       surface_array_ = array;
     }
-    launch_float4_to_rgba8(surface_->get(), static_cast<const float4*>(device_pixels), width_, height_, stream);
-    timer_.mark("convert", stream);
-    // Unmapping orders the GL work issued afterwards (the present draw) after this stream's work.
-    mapping.unmap();
-    timer_.mark("unmap", stream);
-    timer_.close();
+    launch_float4_to_rgba8(surface_->get(), src, width_, height_, stream);
   }
 
-  std::vector<StageTiming> timings() const override { return timer_.read(false); }
+  void convert_to_buffer(const float4* src, cudaStream_t stream) {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&ptr, &bytes, resource_.get()));
+    const std::size_t needed = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * sizeof(uchar4);
+    if (bytes < needed)
+      throw std::runtime_error("the mapped pixel buffer holds " + std::to_string(bytes) + " bytes, the frame needs " +
+                               std::to_string(needed));
+    launch_float4_to_rgba8(static_cast<uchar4*>(ptr), src, width_, height_, stream);
+  }
 
- private:
-  // Waits for queued work that may still use the surface or the texture, then lets them go.
+  // Waits for queued work that may still use the surface or the registered object, then lets
+  // them go.
   void release() {
     if (!resource_ && !surface_) return;
     CUDA_CHECK_PRINT(cudaDeviceSynchronize());
@@ -139,8 +178,9 @@ class SurfaceInterop final : public CudaGlInterop {
     resource_ = GraphicsResource();
   }
 
+  InteropPath path_;
   GraphicsResource resource_;
-  std::unique_ptr<SurfaceObject> surface_;
+  std::unique_ptr<SurfaceObject> surface_;  // surface path only
   cudaArray_t surface_array_ = nullptr;
   int width_ = 0, height_ = 0;
   StageTimer timer_;
@@ -148,8 +188,8 @@ class SurfaceInterop final : public CudaGlInterop {
 
 }  // namespace
 
-std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(std::string* /*why_not*/) {
-  return std::make_unique<SurfaceInterop>();
+std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::string* /*why_not*/) {
+  return std::make_unique<RegisteredInterop>(path);
 }
 
 }  // namespace circles

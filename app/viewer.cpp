@@ -1,6 +1,6 @@
 // The viewer's frame loop, shared by the window and the offscreen context:
 //   carry out last frame's requests -> (resize) -> advance -> render -> frame into the GL texture
-//   (CUDA-GL interop, or read_image + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
+//   (CUDA-GL interop: surface or pbo; or read_image + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
 //   swap (or fence) -> collect timings without blocking.
 #include "app/viewer.h"
 
@@ -34,7 +34,7 @@
 namespace circles {
 
 #if !CIRCLES_HAVE_CUDA
-std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(std::string* why_not) {
+std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath /*path*/, std::string* why_not) {
   *why_not = "this build has no CUDA";
   return nullptr;
 }
@@ -59,7 +59,10 @@ void report(const char* fmt, ...) {
   va_end(args);
 }
 
-constexpr const char* kInteropPath = "cuda-gl interop (surface)";
+// The present-path text of an interop path: "cuda-gl interop (surface)", "cuda-gl interop (pbo)".
+std::string interop_present_path(InteropPath p) {
+  return std::string("cuda-gl interop (") + interop_path_name(p) + ")";
+}
 
 // The ImGui context with its two backends, torn down in reverse order on every exit path.
 class ImGuiSession {
@@ -215,7 +218,7 @@ void Viewer::setup() {
            "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
   } else {
     std::string why;
-    interop_ = make_cuda_gl_interop(&why);
+    interop_ = make_cuda_gl_interop(cfg_.interop_path, &why);
     if (!interop_) interop_off_reason_ = why;
   }
 
@@ -385,14 +388,20 @@ void Viewer::apply_requests() {
 void Viewer::frame_to_texture() {
   const void* device = renderer_->device_pixels();
   if (device && interop_) {
+    const InteropPath path = interop_->path();
     try {
-      if (!interop_->attached()) interop_->attach(presenter_->frame_texture(), render_w_, render_h_);
+      if (!interop_->attached()) {
+        const GLuint target = path == InteropPath::Pbo ? presenter_->pixel_buffer() : presenter_->frame_texture();
+        interop_->attach(target, render_w_, render_h_);
+      }
       interop_->present(device, renderer_->device_stream());
-      set_present_path(kInteropPath);
+      // pbo: the bytes are in the pixel buffer; GL copies them into the texture (after the unmap).
+      if (path == InteropPath::Pbo) presenter_->upload_from_pixel_buffer();
+      set_present_path(interop_present_path(path));
       return;
     } catch (const std::exception& e) {
       interop_off_reason_ = std::string("interop failed: ") + e.what();
-      notice("CUDA-GL interop failed (" + std::string(e.what()) +
+      notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + e.what() +
              "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
       try {
         interop_->detach();
@@ -581,13 +590,14 @@ void Viewer::collect_timings() {
     for (const StageTiming& t : r) record("renderer: " + t.stage, t.ms);
     last_renderer_timings_ = std::move(r);
   }
-  if (interop_ && present_path_ == kInteropPath) {
+  if (interop_ && present_path_ == interop_present_path(interop_->path())) {
     std::vector<StageTiming> i = interop_->timings();
     if (!i.empty() && !same_timings(i, last_interop_timings_)) {
       for (const StageTiming& t : i) record("interop: " + t.stage, t.ms);
       last_interop_timings_ = std::move(i);
     }
   }
+  for (double ms : presenter_->upload_timer().take()) record("gl: pbo upload", ms);
   for (double ms : presenter_->timer().take()) record("gl: present", ms);
   for (double ms : ui_timer_->take()) record("gl: ui", ms);
 }

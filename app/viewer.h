@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "app/interop.h"
 #include "render/builtin_scenes.h"
 #include "render/registry.h"
 #include "render/scene.h"
@@ -30,6 +31,7 @@ struct ViewerOptions {
   bool play = false;        // start playing (else paused)
   int speed = 1;            // frames advanced per displayed frame while playing
   bool no_interop = false;  // force the host-copy path (also CIRCLES_FORCE_NO_INTEROP=1)
+  std::string present = "surface";  // interop path for CUDA renderers: "surface" or "pbo"
 };
 
 // The options checked and resolved, before any window or context exists.
@@ -43,6 +45,7 @@ struct ViewerConfig {
   int fixed_w = 0, fixed_h = 0;  // fixed render size, or 0: follow the scene area
   bool vsync = true;
   bool force_no_interop = false;
+  InteropPath interop_path = InteropPath::Surface;  // --present
   std::string no_interop_source;  // "--no-interop" or "CIRCLES_FORCE_NO_INTEROP=1"
 };
 

@@ -13,6 +13,8 @@
 #include <set>
 
 #include "app/bench.h"
+#include "app/gl_present.h"
+#include "app/gl_surface.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
@@ -120,6 +122,50 @@ TEST(ViewerShortcuts, EveryRequiredKeyIsInTheHelpTable) {
   }
   for (const char* k : {"Space", "Right, N", "R", "S", "C", "D", "V", "H, F1", "0", "Esc"})
     EXPECT_TRUE(keys.count(k)) << k;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The presenter's GL side of the pbo path, in-process on an offscreen context (Mesa here): CUDA's
+// part (the kernel writing the buffer) runs only on a GPU, so the buffer is filled by GL here.
+
+TEST(ViewerPresenter, PixelBufferUploadFillsTheFrameTextureExactly) {
+  const std::unique_ptr<GlSurface> surface = open_offscreen(kMinWindowWidth, kMinWindowHeight);
+  Presenter presenter;  // destroyed before the context
+  const int w = 37, h = 13;  // odd: RGBA8 rows need no padding at GL_UNPACK_ALIGNMENT 4
+  presenter.ensure_size(w, h);
+  const GLuint buffer = presenter.pixel_buffer();
+  ASSERT_NE(buffer, 0u);
+  EXPECT_EQ(presenter.pixel_buffer(), buffer) << "one buffer per size";
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(w) * h * 4);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + i / 4);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  GLint64 size = 0;
+  glGetBufferParameteri64v(GL_PIXEL_UNPACK_BUFFER, GL_BUFFER_SIZE, &size);
+  EXPECT_EQ(size, static_cast<GLint64>(bytes.size()));
+  glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes.size()), bytes.data());
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+
+  presenter.upload_from_pixel_buffer();
+  GLint bound = -1;
+  glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
+  EXPECT_EQ(bound, 0) << "the pixel buffer must not stay bound (host uploads would read it)";
+  std::vector<std::uint8_t> texels(bytes.size());
+  glBindTexture(GL_TEXTURE_2D, presenter.frame_texture());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+  glBindTexture(GL_TEXTURE_2D, 0);
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  EXPECT_TRUE(texels == bytes) << "the texture differs from the pixel buffer's bytes";
+  glFinish();
+  EXPECT_EQ(presenter.upload_timer().take().size(), 1u) << "the upload's GL timer query";
+
+  // A new size: a buffer of the new size.
+  presenter.ensure_size(w + 3, h);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, presenter.pixel_buffer());
+  glGetBufferParameteri64v(GL_PIXEL_UNPACK_BUFFER, GL_BUFFER_SIZE, &size);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  EXPECT_EQ(size, static_cast<GLint64>(w + 3) * h * 4);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,6 +357,24 @@ TEST_F(ViewerBinary, ForcedNoInteropPathStillMatches) {
   }
 }
 
+TEST_F(ViewerBinary, PresentPathIsValidatedAndUnusedWithoutACudaRenderer) {
+  for (const char* bad : {"bogus", ""}) {
+    SCOPED_TRACE(std::string("--present '") + bad + "'");
+    const Result v = circles({"view", "--offscreen", "rgb", "--frames", "1", "--present", bad});
+    EXPECT_EQ(v.rc, 2) << describe(v);
+    EXPECT_TRUE(contains(v.err, "--present must be 'surface' or 'pbo'")) << describe(v);
+    EXPECT_FALSE(contains(v.err, "viewer: offscreen")) << "validated too late: " << describe(v);
+  }
+  // A CPU renderer has no interop: --present pbo is accepted and unused (the host copy).
+  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--frames", "2", "-s", "500x120",
+                            "--present", "pbo", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
+  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "140x120", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
+}
+
 TEST_F(ViewerBinary, NoDisplayIsAClearErrorNotACrash) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"view", "rgb"}, std::vector<std::string>{}}) {
     const Result v = circles(args);
@@ -361,7 +425,8 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
 TEST_F(ViewerBinary, HelpDescribesTheViewer) {
   const Result h = circles({"view", "--help"});
   ASSERT_EQ(h.rc, 0) << describe(h);
-  for (const char* flag : {"--offscreen", "--frames", "--screenshot", "--vsync", "--no-interop", "--play", "-s"})
+  for (const char* flag : {"--offscreen", "--frames", "--screenshot", "--vsync", "--no-interop", "--present", "--play",
+                           "-s"})
     EXPECT_TRUE(contains(h.out, flag)) << flag;
   const Result top = circles({"--help"});
   EXPECT_TRUE(contains(top.out, "With no arguments, circles opens the viewer")) << top.out;
@@ -411,6 +476,24 @@ TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
   EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (surface)")) << v.err;
   EXPECT_FALSE(contains(v.err, "present: host copy")) << v.err;
   EXPECT_TRUE(contains(v.out, "interop: map")) << v.out;
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+}
+
+TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s", "1000x400",
+                            "--present", "pbo", "--screenshot", path("shot.png"), "--check"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "EGL device platform")) << v.err;
+  EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (pbo)")) << v.err;
+  EXPECT_FALSE(contains(v.err, "present: cuda-gl interop (surface)")) << v.err;
+  EXPECT_FALSE(contains(v.err, "present: host copy")) << v.err;
+  EXPECT_TRUE(contains(v.out, "interop: map")) << v.out;
+  EXPECT_TRUE(contains(v.out, "interop: convert")) << v.out;
+  EXPECT_TRUE(contains(v.out, "gl: pbo upload")) << v.out;
   EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
   const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);

@@ -42,7 +42,17 @@ class ViewerInput : public ::testing::Test {
                           << "pid=$!\n"
                           << "w=$(timeout 30 xdotool search --sync --onlyvisible --name 'circles view' | head -n 1)\n"
                           << "[ -n \"$w\" ] || { kill $pid; exit 90; }\n"
-                          << "xdotool windowfocus --sync $w\n"
+                          // No window manager: keyboard focus follows the pointer (PointerRoot)
+                          // or an explicit XSetInputFocus; do both.
+                          << "xdotool mousemove --window $w 700 300\n"
+                          << "xdotool windowfocus $w\n"
+                          // press KEY until the viewer's stderr shows TEXT (keys sent before the
+                          // window takes focus are lost), at most 40 tries
+                          << "press_until() { for n in $(seq 40); do xdotool key --clearmodifiers \"$1\"; sleep 0.25; "
+                             "grep -q \"$2\" err.log && return 0; done; return 1; }\n"
+                          // press KEY until the viewer has exited
+                          << "press_until_exit() { for n in $(seq 40); do kill -0 $pid 2>/dev/null || return 0; "
+                             "xdotool windowfocus $w 2>/dev/null; xdotool key --clearmodifiers \"$1\" 2>/dev/null; sleep 0.25; done; return 1; }\n"
                           << input << "\n"
                           << "wait $pid\n";
     const std::string cmd = "timeout 90 xvfb-run -a -s '-screen 0 1280x1024x24' bash '" + script + "'";
@@ -55,10 +65,8 @@ class ViewerInput : public ::testing::Test {
 
 TEST_F(ViewerInput, ExportKeyDragAndWheel) {
   // 1280x720 window: the scene area is x 360..1279, so the frame renders at 920x720.
-  const int rc = run("rgb -r cpu-mt --vsync off --frames 300 --screenshot shot.png",
-                     "sleep 0.5\n"
-                     "xdotool key s\n"
-                     "sleep 0.3\n"
+  const int rc = run("rgb -r cpu-mt --vsync off --frames 400 --screenshot shot.png",
+                     "press_until s 'export: ' || exit 91\n"
                      "xdotool mousemove --window $w 800 360 mousedown 1 mousemove --window $w 900 420 "
                      "mousemove --window $w 1000 460 mouseup 1\n"
                      "xdotool mousemove --window $w 820 360 click 4 click 4\n");
@@ -90,7 +98,7 @@ TEST_F(ViewerInput, ExportKeyDragAndWheel) {
 }
 
 TEST_F(ViewerInput, EscapeQuits) {
-  const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "sleep 0.5\nxdotool key Escape\n");
+  const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "press_until_exit Escape || exit 92\n");
   EXPECT_EQ(rc, 0) << log("err.log");
   const std::string out = log("out.log");
   const std::size_t at = out.find("timing summary: ");
