@@ -199,6 +199,9 @@ std::string quote(const std::string& s) {
 
 class ViewerBinary : public ::testing::Test {
  protected:
+  // On a GPU: see its definition below.
+  void expect_interop_frame(const std::string& present, const std::vector<std::string>& stages);
+
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) /
            ("circles_viewer_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
@@ -452,6 +455,12 @@ TEST_F(ViewerBinary, WindowUnderXvfb) {
 // On a GPU: the CUDA renderer through CUDA-GL interop (EGL device platform). Skips without one;
 // fails instead when CIRCLES_REQUIRE_GPU=1.
 
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
 bool gpu_required() {
   const char* v = std::getenv("CIRCLES_REQUIRE_GPU");
   return v && std::string(v) == "1";
@@ -467,37 +476,31 @@ bool gpu_required() {
     }                                                                                        \
   } while (0)
 
-TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
-  REQUIRE_CUDA_TILE_SCAN();
-  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s", "1000x400",
-                         "--screenshot", path("shot.png"), "--check"});
+// The CUDA renderer offscreen through interop on `present` ("surface" or "pbo"): that path and no
+// other is used, --check passes, and the scene area equals `circles render` exactly.
+void ViewerBinary::expect_interop_frame(const std::string& present, const std::vector<std::string>& stages) {
+  ViewerBinary& t = *this;
+  const Result v = t.circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s",
+                              "1000x400", "--present", present, "--screenshot", t.path("shot.png"), "--check"});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "EGL device platform")) << v.err;
-  EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (surface)")) << v.err;
-  EXPECT_FALSE(contains(v.err, "present: host copy")) << v.err;
-  EXPECT_TRUE(contains(v.out, "interop: map")) << v.out;
+  EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (" + present + ")")) << v.err;
+  EXPECT_EQ(count_of(v.err, "present: "), 1u) << v.err;  // no switch to another path
+  for (const std::string& stage : stages) EXPECT_TRUE(contains(v.out, stage)) << v.out;
   EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
-  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
+  const Result r = t.circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", t.path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
-  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+  EXPECT_EQ(max_scene_area_difference(read_png(t.path("shot.png")), read_png(t.path("render.png"))), 0);
+}
+
+TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  expect_interop_frame("surface", {"interop: map", "interop: convert"});
 }
 
 TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
   REQUIRE_CUDA_TILE_SCAN();
-  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s", "1000x400",
-                            "--present", "pbo", "--screenshot", path("shot.png"), "--check"});
-  ASSERT_EQ(v.rc, 0) << describe(v);
-  EXPECT_TRUE(contains(v.err, "EGL device platform")) << v.err;
-  EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (pbo)")) << v.err;
-  EXPECT_FALSE(contains(v.err, "present: cuda-gl interop (surface)")) << v.err;
-  EXPECT_FALSE(contains(v.err, "present: host copy")) << v.err;
-  EXPECT_TRUE(contains(v.out, "interop: map")) << v.out;
-  EXPECT_TRUE(contains(v.out, "interop: convert")) << v.out;
-  EXPECT_TRUE(contains(v.out, "gl: pbo upload")) << v.out;
-  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
-  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
-  ASSERT_EQ(r.rc, 0) << describe(r);
-  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+  expect_interop_frame("pbo", {"interop: map", "interop: convert", "gl: pbo upload"});
 }
 
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {
