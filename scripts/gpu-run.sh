@@ -2,8 +2,19 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer]
-# (default: all four). The viewer step needs the GL client libraries unpacked first (README of
-# ../shared/gpu: carry .gl and run `for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig`).
+# (default: all four).
+#
+# Preparing a device run (here, once per session):
+#   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
+#   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_gpu_tests \
+#     build-gpu/tests/circles_viewer_tests .device/bin/
+#   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libepoxy0 libstb0   # fills .gl/ (needs .git/info)
+# Then one `device run` with carry [".device", ".gl"] and the command
+#   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export OUT; bash scripts/gpu-run.sh
+# (if the EGL vendor file is missing there, also export
+#  __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json).
+# Keep the whole run under the 10-minute limit of one call: `tests sanitize viewer` in one call and
+# `bench` in another. Copy the logs you report into docs/bench/.
 set -uo pipefail
 BIN=$(realpath "${BIN:-.device/bin}")
 OUT=${OUT:-/tmp/circles-gpu-out}
