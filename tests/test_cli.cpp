@@ -8,22 +8,19 @@
 
 #include "app/cli.h"
 #include "render/png.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
 
 namespace fs = std::filesystem;
+using test::slurp;
 
 int cli(std::vector<std::string> args) {
   args.insert(args.begin(), "circles");
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   return run_cli(static_cast<int>(argv.size()), argv.data());
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 class CliTest : public ::testing::Test {

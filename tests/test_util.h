@@ -1,5 +1,8 @@
 // Helpers shared by the test files.
 #pragma once
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "render/image.h"
@@ -8,6 +11,12 @@
 #include "render/scene.h"
 
 namespace circles::test {
+
+// The whole file as bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
 
 // Renders frame `frame` (>= scene.frame) of `scene` with renderer `name` at w x h.
 inline Image render_frame(const std::string& name, const Scene& scene, int w, int h,

@@ -20,11 +20,13 @@
 #include "render/builtin_scenes.h"
 #include "render/png.h"
 #include "render/registry.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
 
 namespace fs = std::filesystem;
+using test::slurp;
 
 // ---------------------------------------------------------------------------------------------
 // Pure parts
@@ -176,11 +178,6 @@ struct Result {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // The binary under test: $CIRCLES_BIN, else a `circles` next to this test executable (binaries
 // copied together to another machine), else the one this build made.
 std::string circles_bin() {
@@ -201,6 +198,7 @@ class ViewerBinary : public ::testing::Test {
  protected:
   // On a GPU: see its definition below.
   void expect_interop_frame(const std::string& present, const std::vector<std::string>& stages);
+  void expect_window_of_rgb(const Image& shot, int w, int h);
 
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) /
@@ -271,18 +269,24 @@ bool gpu_missing() {
   return true;
 }
 
+// `shot` is a w x h window with the panels drawn, and its scene area is `circles render` of rgb
+// (cpu-mt) at the scene area's size.
+void ViewerBinary::expect_window_of_rgb(const Image& shot, int w, int h) {
+  ASSERT_EQ(shot.width, w);
+  ASSERT_EQ(shot.height, h);
+  expect_panels_drawn(shot);
+  const std::string size = std::to_string(w - kPanelWidth) + "x" + std::to_string(h);
+  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", size, "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+}
+
 TEST_F(ViewerBinary, OffscreenScreenshotShowsPanelsAndTheFrameOneToOne) {
   const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--frames", "3", "-s", "640x360",
                          "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
-  const Image shot = read_png(path("shot.png"));
-  ASSERT_EQ(shot.width, 640);
-  ASSERT_EQ(shot.height, 360);
-  expect_panels_drawn(shot);
   // The scene area (280x360 here) is `circles render` of the same scene, size and frame.
-  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "280x360", "-o", path("render.png")});
-  ASSERT_EQ(r.rc, 0) << describe(r);
-  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+  expect_window_of_rgb(read_png(path("shot.png")), 640, 360);
   EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
   EXPECT_TRUE(contains(v.out, "timing summary: 3 frames")) << v.out;
   EXPECT_TRUE(contains(v.out, "FPS")) << v.out;
@@ -442,13 +446,7 @@ TEST_F(ViewerBinary, WindowUnderXvfb) {
                         "xvfb-run -a -s '-screen 0 1280x1024x24'");
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "window (GLFW")) << v.err;
-  const Image shot = read_png(path("win.png"));
-  ASSERT_EQ(shot.width, 1280);
-  ASSERT_EQ(shot.height, 720);
-  expect_panels_drawn(shot);
-  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "920x720", "-o", path("render.png")});
-  ASSERT_EQ(r.rc, 0) << describe(r);
-  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+  expect_window_of_rgb(read_png(path("win.png")), 1280, 720);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,16 +12,13 @@
 
 #include "render/image.h"
 #include "render/png.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using test::slurp;
 
 class ViewerInput : public ::testing::Test {
  protected:
