@@ -14,17 +14,10 @@
 #include <stdexcept>
 
 #include "render/builtin_scenes.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "render/renderer.h"
 
 namespace circles {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 namespace {
 

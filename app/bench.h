@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "render/registry.h"
+#include "app/registry.h"
+#include "render/stats.h"
 
 namespace circles {
 
@@ -22,9 +23,6 @@ struct BenchOptions {
   // note). With no settings given, each renderer runs once per supported tile size.
   RendererSettings settings;
 };
-
-// Median of `v` (0 for none): the benchmark's and the viewer's timing summaries.
-double median(std::vector<double> v);
 
 // Runs the benchmark, printing a table to stdout; returns the process exit code.
 int run_bench(const BenchOptions& opt);

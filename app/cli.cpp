@@ -12,11 +12,12 @@
 #include <stdexcept>
 
 #include "app/bench.h"
+#include "app/lab_cli.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
 #include "render/cpu_renderers.h"
 #include "render/png.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "render/scene_io.h"
 #if CIRCLES_HAVE_GUI
 #include "app/viewer.h"
@@ -292,6 +293,9 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
 
+  KernelsOptions kernels_opt;
+  CLI::App* kernels = add_kernels_command(app, &kernels_opt);
+
   // `circles view`: the viewer (docs/VIEWER.md). Without the GUI the subcommand still exists, to
   // say so.
 #if CIRCLES_HAVE_GUI
@@ -365,6 +369,7 @@ int run_cli(int argc, const char* const* argv) {
     if (*render) return cmd_render(render_job, out);
     if (*check) return cmd_check(check_job, tolerance, diff);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
+    if (*kernels) return run_kernels(kernels_opt);
     if (*bench) {
       parse_size(bench_size, &bench_opt.width, &bench_opt.height);
       return run_bench(bench_opt);

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "render/builtin_scenes.h"
-#include "render/registry.h"
+#include "app/registry.h"
 
 namespace circles {
 

@@ -29,7 +29,7 @@
 #include "app/viewer_state.h"
 #include "render/compare.h"
 #include "render/png.h"
-#include "render/registry.h"
+#include "app/registry.h"
 
 namespace circles {
 

@@ -8,7 +8,7 @@
 
 #include "app/interop.h"
 #include "render/builtin_scenes.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "render/scene.h"
 
 namespace circles {

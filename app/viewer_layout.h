@@ -73,7 +73,7 @@ class History {
   int next_ = 0, count_ = 0;
 };
 
-// median() of a timing series: app/bench.h.
+// median() of a timing series: render/stats.h.
 
 // 8-bit RGBA with row 0 at the BOTTOM (glTexSubImage2D's order), each byte exactly what
 // to_rgba8 (and so write_png) produces for that pixel.

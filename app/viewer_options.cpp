@@ -7,7 +7,7 @@
 #include "app/cli.h"
 #include "app/viewer.h"
 #include "app/viewer_layout.h"
-#include "render/registry.h"
+#include "app/registry.h"
 
 namespace circles {
 

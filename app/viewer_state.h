@@ -8,7 +8,7 @@
 
 #include "app/viewer_layout.h"
 #include "render/builtin_scenes.h"
-#include "render/registry.h"
+#include "app/registry.h"
 
 namespace circles {
 

@@ -5,7 +5,7 @@
 namespace circles {
 
 // Tile renderers: a block owns TILE x TILE pixels, one thread per pixel. Supported sizes are
-// listed in the registry (render/registry.cpp); each is one template instantiation per shading.
+// listed in the registry (app/registry.cpp); each is one template instantiation per shading.
 constexpr int kSmallTile = 16;
 constexpr int kLargeTile = 32;
 constexpr int kNaiveBlockX = 16, kNaiveBlockY = 16;  // cuda-naive: 2D blocks of pixels

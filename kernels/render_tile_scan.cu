@@ -5,7 +5,7 @@
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
 #include "kernels/tile_common.cuh"
-#include "render/registry.h"
+#include "render/renderer.h"
 
 namespace circles {
 

@@ -12,7 +12,7 @@
 
 #include "render/animate.h"
 #include "render/raster.h"
-#include "render/registry.h"
+#include "render/renderer.h"
 
 namespace circles {
 

@@ -10,6 +10,12 @@
 
 namespace circles {
 
+// The knobs a renderer may take; 0 means the renderer's default.
+struct RendererSettings {
+  int tile_size = 0;   // pixels per tile side
+  int batch_size = 0;  // circles culled per batch (0: one per thread, tile_size^2)
+};
+
 // One stage's time in the last rendered frame (GPU times from CUDA events, CPU from a clock).
 struct StageTiming {
   std::string stage;  // e.g. "clear", "animate", "cull+scan+shade"

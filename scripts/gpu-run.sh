@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
-# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer]
-# (default: all four).
+# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
+# [lab-bench] [lab-ncu] (default: the first four; the lab steps are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -56,6 +56,38 @@ for step in "${steps[@]}"; do
       { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --frames 10 --warmup 1 --max-seconds 2
         "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --frames 5 --warmup 1 --max-seconds 2; } \
         2>&1 | tee "$OUT/bench_cpu.log"
+      ;;
+    lab-sanitize)
+      echo "== compute-sanitizer on every lab variant (small awkward sizes; every knob value)"
+      : > "$OUT/lab_sanitizer.log"
+      for tool in memcheck racecheck synccheck; do
+        for fam in reduce scan transpose banks conv; do
+          case "$fam" in
+            transpose) size="33x31,257x129" ;;
+            banks) size="300" ;;
+            *) size="1025,70001" ;;
+          esac
+          compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" kernels "$fam" --size "$size" \
+            --repeat 1 --warmup 0 > /tmp/san.log 2>&1
+          rc=$?
+          cat /tmp/san.log >> "$OUT/lab_sanitizer.log"
+          line=$(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log | tail -1)
+          echo "$tool $fam: rc=$rc $line"
+          [ "$rc" -eq 0 ] || status=1
+        done
+      done
+      ;;
+    lab-bench)
+      echo "== kernel lab: every family at its default sizes (HBM-sized inputs)"
+      "$BIN/circles" kernels all --json "$OUT/kernels.json" 2>&1 | tee "$OUT/kernels.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      ;;
+    lab-ncu)
+      echo "== Nsight Compute: shared-memory bank conflicts and wavefronts of every bank kernel"
+      ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
+        --kernel-name regex:bank --csv "$BIN/circles" kernels banks --size 4096 --repeat 1 --warmup 0 \
+        > "$OUT/banks_ncu.csv" 2> "$OUT/banks_ncu.err"
+      echo "ncu rc=$? rows=$(grep -c bank "$OUT/banks_ncu.csv")"
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"

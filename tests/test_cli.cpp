@@ -7,6 +7,8 @@
 #include <iterator>
 
 #include "app/cli.h"
+#include "app/lab_cli.h"
+#include "app/lab_registry.h"
 #include "render/png.h"
 #include "test_util.h"
 
@@ -79,6 +81,64 @@ TEST_F(CliTest, HelpAndUsageErrors) {
 #endif
   EXPECT_EQ(cli({"frobnicate"}), 2);
   EXPECT_EQ(cli({"render", "rgb", "--bogus"}), 2);
+}
+
+TEST(CliParse, LabSizes) {
+  EXPECT_EQ(parse_lab_size("1025").n, 1025u);
+  EXPECT_EQ(parse_lab_size("2^26").n, std::size_t{1} << 26);
+  const lab::Shape t = parse_lab_size("2049x4000");
+  EXPECT_EQ(t.width, 2049);
+  EXPECT_EQ(t.height, 4000);
+  EXPECT_EQ(t.n, 2049u * 4000u);
+  for (const char* bad : {"", "0", "-5", "2^31", "2^", "1e6", "x7", "7x", "0x5", "65536x65536", "1073741825", "abc"})
+    EXPECT_THROW(parse_lab_size(bad), std::invalid_argument) << bad;
+}
+
+TEST_F(CliTest, KernelsListPrintsTheRegistry) {
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"kernels", "--list"}), 0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  for (const lab::Variant& v : lab_registry()) EXPECT_NE(out.find(v.name), std::string::npos) << v.name;
+  EXPECT_EQ(cli({"kernels", "--help"}), 0);
+}
+
+TEST_F(CliTest, KernelsRefusesBadSelectionsBeforeAnyWork) {
+  const std::string json = path("k.json");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"kernels", "sort"},                                             // unknown family
+           {"kernels", "--variant", "reduce-magic"},                        // unknown variant
+           {"kernels", "scan", "--variant", "reduce-cub"},                  // variant of another family
+           {"kernels", "reduce", "--size", "0"},                            // bad size
+           {"kernels", "reduce", "--size", "64x64"},                        // 2D size for a 1D task
+           {"kernels", "transpose", "--size", "1000"},                      // 1D size for transpose
+           {"kernels", "reduce", "--type", "f64"},                          // bad type
+           {"kernels", "transpose", "--type", "i32"},                       // no variant runs on it
+           {"kernels", "--variant", "reduce-shuffle", "--param", "48"},     // knob value not listed
+           {"kernels", "reduce", "--repeat", "0"},                          // bad count
+           {"kernels", "reduce", "--json", path("no/such/dir/k.json")},     // unwritable JSON path
+       }) {
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(cli(args), 2) << joined;
+  }
+  EXPECT_FALSE(fs::exists(path("no/such/dir/k.json")));
+}
+
+TEST_F(CliTest, KernelsRunsOrSaysWhyNot) {
+  // With a GPU a tiny run succeeds and writes its JSON; without one the lab says why and exits 1,
+  // leaving no JSON behind.
+  const std::string json = path("k.json");
+  const int rc = cli({"kernels", "reduce", "--variant", "reduce-cub,reduce-shuffle", "--param", "256", "--size",
+                      "1025", "--repeat", "2", "--warmup", "0", "--json", json});
+  if (lab_unavailable_reason().empty()) {
+    EXPECT_EQ(rc, 0);
+    const std::string text = slurp(json);
+    EXPECT_NE(text.find("\"variant\": \"reduce-shuffle\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"check\": \"ok\""), std::string::npos);
+  } else {
+    EXPECT_EQ(rc, 1);
+    EXPECT_FALSE(fs::exists(json));
+  }
 }
 
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {

@@ -8,7 +8,7 @@
 
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "test_util.h"
 
 namespace circles {

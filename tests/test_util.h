@@ -6,7 +6,7 @@
 #include <string>
 
 #include "render/image.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "render/renderer.h"
 #include "render/scene.h"
 

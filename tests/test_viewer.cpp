@@ -19,7 +19,7 @@
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "render/png.h"
-#include "render/registry.h"
+#include "app/registry.h"
 #include "test_util.h"
 
 namespace circles {

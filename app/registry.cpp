@@ -1,6 +1,6 @@
 // The renderer registry. Built into the circles_registry library, which links the CUDA kernels
 // when the build has CUDA (CIRCLES_HAVE_CUDA) and otherwise lists them as unavailable.
-#include "render/registry.h"
+#include "app/registry.h"
 
 #include <algorithm>
 #include <stdexcept>

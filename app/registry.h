@@ -1,4 +1,5 @@
-// The one registry of renderer variants. The CLI, the viewer, the tests and the benchmark all
+// The one registry of renderer variants: it joins the CPU renderers (render/) and the CUDA
+// kernels (kernels/), so it lives above both, in app/. The CLI, the viewer, the tests and the benchmark all
 // read this list: adding a renderer is one entry here and it is listed, tested and timed.
 #pragma once
 #include <memory>
@@ -8,12 +9,6 @@
 #include "render/renderer.h"
 
 namespace circles {
-
-// The knobs a renderer may take; 0 means the renderer's default.
-struct RendererSettings {
-  int tile_size = 0;   // pixels per tile side
-  int batch_size = 0;  // circles culled per batch (0: one per thread, tile_size^2)
-};
 
 struct RendererInfo {
   std::string name;         // what users type: "cuda-tile-scan"

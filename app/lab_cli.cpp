@@ -1,0 +1,400 @@
+// `circles kernels`: selects lab variants from the registry, checks and times each beside the
+// device copy (kernels/lab/lab_run.h), prints one table per family, task, type and size, and
+// writes the measurements as JSON.
+#include "app/lab_cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "app/lab_registry.h"
+#include "kernels/lab/reference.h"
+#if CIRCLES_HAVE_CUDA
+#include "kernels/cuda_device.h"
+#include "kernels/lab/lab_run.h"
+#endif
+
+namespace circles {
+
+using lab::Elem;
+using lab::Family;
+using lab::Shape;
+using lab::Task;
+using lab::Variant;
+
+lab::Shape parse_lab_size(const std::string& text) {
+  auto bad = [&]() {
+    return std::invalid_argument("bad size '" + text + "': expected N (e.g. 67108864), 2^K (e.g. 2^26) or WxH");
+  };
+  auto number = [&](const std::string& s) -> std::size_t {
+    if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    return static_cast<std::size_t>(std::stoull(s));
+  };
+  Shape shape;
+  const std::size_t x = text.find_first_of("xX");
+  if (x != std::string::npos) {
+    const std::size_t w = number(text.substr(0, x)), h = number(text.substr(x + 1));
+    if (w < 1 || h < 1 || w > (1u << 30) || h > (1u << 30)) throw bad();
+    shape.width = static_cast<int>(w);
+    shape.height = static_cast<int>(h);
+    shape.n = w * h;
+    if (shape.n > lab::kMaxElements)
+      throw std::invalid_argument("size '" + text + "' is too large: at most 2^30 elements");
+    return shape;
+  }
+  if (text.rfind("2^", 0) == 0) {
+    const std::size_t k = number(text.substr(2));
+    if (k > 30) throw std::invalid_argument("size '" + text + "' is too large: at most 2^30 elements");
+    shape.n = std::size_t{1} << k;
+    return shape;
+  }
+  shape.n = number(text);
+  if (shape.n < 1) throw std::invalid_argument("size '" + text + "' must be at least 1");
+  if (shape.n > lab::kMaxElements)
+    throw std::invalid_argument("size '" + text + "' is too large: at most 2^30 (1073741824) elements");
+  return shape;
+}
+
+CLI::App* add_kernels_command(CLI::App& app, KernelsOptions* o) {
+  CLI::App* k = app.add_subcommand(
+      "kernels",
+      "the kernel lab: reduction, scan, transpose, bank-conflict and convolution ladders, each variant "
+      "checked against the CPU and timed beside the device copy (CUDA events, median)");
+  k->add_option("FAMILY", o->family,
+                "reduce|scan|transpose|banks|conv|all (default: all, or the families of --variant)");
+  k->add_option("--variant", o->variants, "variants to run (see --list); default: every one of the families")
+      ->delimiter(',');
+  k->add_option("--size", o->sizes,
+                "problem sizes, N or 2^K for 1D families and WxH for transpose (several allowed); default: "
+                "2^26 elements (256 MiB), transpose 2047x4000 2048x4000 2049x4000 8191x8191 8192x8192, banks "
+                "2^20 threads")
+      ->delimiter(',');
+  k->add_option("--type", o->type, "i32 or f32 (default: every type the variant supports)")
+      ->check(CLI::IsMember({"i32", "f32"}));
+  k->add_option("--param", o->params,
+                "knob values to run (block size, stride or radius; see --list); default: every listed value")
+      ->delimiter(',');
+  k->add_option("--repeat", o->repeat, "timed runs per variant (median, min, max)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  k->add_option("--warmup", o->warmup, "untimed runs after the checked one")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  k->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  k->add_option("--json", o->json_path, "also write one record per measurement to this JSON file");
+  k->add_flag("--list", o->list, "list the registry (families, variants, knobs, sources) and exit");
+  k->footer("Exit codes: 0 every variant correct, 1 a variant was WRONG or the lab cannot run here (no GPU), "
+            "2 bad command line. Bandwidth: GB/s = 10^9 bytes per second of the bytes the task must move "
+            "(reduce: read; scan, transpose, conv: read + written; banks: shared bytes loaded).");
+  return k;
+}
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string join_ints(const std::vector<int>& v) {
+  std::vector<std::string> s;
+  for (int x : v) s.push_back(std::to_string(x));
+  return join_names(s, ",");
+}
+
+bool supports(const Variant& v, Elem e) { return std::find(v.types.begin(), v.types.end(), e) != v.types.end(); }
+
+std::vector<Shape> default_sizes(Family f) {
+  switch (f) {
+    case Family::transpose: {
+      std::vector<Shape> s;
+      for (auto [w, h] : {std::pair{2047, 4000}, {2048, 4000}, {2049, 4000}, {8191, 8191}, {8192, 8192}})
+        s.push_back(Shape{static_cast<std::size_t>(w) * h, w, h});
+      return s;
+    }
+    case Family::banks: return {Shape{std::size_t{1} << 20, 0, 0}};
+    default: return {Shape{std::size_t{1} << 26, 0, 0}};
+  }
+}
+
+int list_registry() {
+  const std::string why = lab_unavailable_reason();
+  std::printf("Kernel lab (circles kernels FAMILY): families %s\n",
+              "reduce, scan, transpose, banks, conv");
+  if (!why.empty()) std::printf("UNAVAILABLE here: %s\n", why.c_str());
+  for (Family f : lab_families()) {
+    std::printf("\n%s:\n", lab::family_name(f));
+    for (const Variant& v : lab_registry()) {
+      if (v.family != f) continue;
+      std::string types;
+      for (Elem e : v.types) types += (types.empty() ? "" : ",") + std::string(lab::elem_name(e));
+      std::string tags = std::string(lab::task_name(v.task)) + ", " + types;
+      if (v.reference) tags += ", reference";
+      if (v.host) tags += ", CPU";
+      if (!v.param_name.empty()) tags += ", --param " + v.param_name + " " + join_ints(v.params);
+      std::printf("  %-26s %s\n  %-26s [%s] %s\n", v.name.c_str(), v.description.c_str(), "", tags.c_str(),
+                  v.source.c_str());
+    }
+  }
+  return 0;
+}
+
+// One table: a task on one type and size, with the variants (and knob values) to run.
+struct Job {
+  Family family;
+  Task task;
+  Elem type;
+  Shape shape;
+  std::vector<std::pair<const Variant*, int>> runs;
+};
+
+std::vector<Job> plan(const KernelsOptions& o) {
+  std::vector<Family> families;
+  if (!o.family.empty() && o.family != "all") {
+    Family f;
+    if (!parse_lab_family(o.family, &f))
+      throw std::invalid_argument("unknown family '" + o.family + "' (families: reduce, scan, transpose, banks, conv, all)");
+    families.push_back(f);
+  }
+  std::vector<const Variant*> chosen;
+  for (const std::string& name : o.variants) {
+    const Variant* v = find_lab_variant(name);
+    if (!v) {
+      std::vector<std::string> names;
+      for (const Variant& x : lab_registry())
+        if (families.empty() || x.family == families[0]) names.push_back(x.name);
+      throw std::invalid_argument("unknown variant '" + name + "'" +
+                                  (families.empty() ? "" : " in family " + o.family) + " (variants: " +
+                                  join_names(names) + ")");
+    }
+    if (!families.empty() && v->family != families[0])
+      throw std::invalid_argument("variant '" + name + "' is in family " + lab::family_name(v->family) + ", not " +
+                                  o.family);
+    if (std::find(chosen.begin(), chosen.end(), v) == chosen.end()) chosen.push_back(v);
+  }
+  if (chosen.empty())
+    for (const Variant& v : lab_registry())
+      if (families.empty() || v.family == families[0]) chosen.push_back(&v);
+
+  std::vector<Shape> sizes_1d, sizes_2d;
+  for (const std::string& s : o.sizes) (parse_lab_size(s).is_2d() ? sizes_2d : sizes_1d).push_back(parse_lab_size(s));
+
+  const Elem only = o.type == "f32" ? Elem::f32 : Elem::i32;
+  std::vector<Job> jobs;
+  for (Family f : lab_families()) {
+    for (Task t : {Task::reduce_sum, Task::exclusive_scan, Task::find_repeats, Task::compact, Task::segmented_scan,
+                   Task::transpose, Task::bank_read, Task::convolve}) {
+      std::vector<const Variant*> vs;
+      for (const Variant* v : chosen)
+        if (v->family == f && v->task == t) vs.push_back(v);
+      if (vs.empty()) continue;
+      std::vector<Shape> shapes = t == Task::transpose ? sizes_2d : sizes_1d;
+      if (shapes.empty() && !o.sizes.empty())
+        throw std::invalid_argument(std::string(lab::task_name(t)) + " needs " +
+                                    (t == Task::transpose ? "a WxH size" : "a size N or 2^K") +
+                                    " among the --size values (given: " + join_names(o.sizes) + ")");
+      if (shapes.empty()) shapes = default_sizes(f);
+      for (const Shape& s : shapes) {
+        const std::string bad = lab::shape_error(t, s);
+        if (!bad.empty()) throw std::invalid_argument("size " + s.text() + " for " + lab::task_name(t) + ": " + bad);
+      }
+      for (Elem e : {Elem::i32, Elem::f32}) {
+        if (!o.type.empty() && e != only) continue;
+        std::vector<std::pair<const Variant*, int>> runs;
+        for (const Variant* v : vs) {
+          if (!supports(*v, e)) continue;
+          if (v->params.empty()) {
+            runs.push_back({v, 0});
+            continue;
+          }
+          std::vector<int> values = v->params;
+          if (!o.params.empty()) {
+            values.clear();
+            for (int p : o.params)
+              if (std::find(v->params.begin(), v->params.end(), p) != v->params.end()) values.push_back(p);
+            if (values.empty())
+              throw std::invalid_argument("variant '" + v->name + "' takes --param " + v->param_name + " " +
+                                          join_ints(v->params) + ", not " + join_ints(o.params));
+          }
+          for (int p : values) runs.push_back({v, p});
+        }
+        if (runs.empty()) continue;
+        for (const Shape& s : shapes) jobs.push_back(Job{f, t, e, s, runs});
+      }
+    }
+  }
+  if (jobs.empty())
+    throw std::invalid_argument("no selected variant runs on type " + o.type + " (see circles kernels --list)");
+  return jobs;
+}
+
+}  // namespace
+
+#if CIRCLES_HAVE_CUDA
+namespace {
+
+std::string size_text(const Shape& s, Task t) {
+  if (t == Task::bank_read) return std::to_string(s.n) + " threads";
+  char buf[96];
+  const double mib = static_cast<double>(s.n) * 4 / (1 << 20);
+  if (s.is_2d()) std::snprintf(buf, sizeof buf, "%dx%d (%.1f MiB)", s.width, s.height, mib);
+  else std::snprintf(buf, sizeof buf, "n = %zu (%.1f MiB)", s.n, mib);
+  return buf;
+}
+
+// A progress line on a terminal only (never in logs).
+void progress(const std::string& text) {
+  static const bool tty = isatty(2);
+  if (!tty) return;
+  std::fprintf(stderr, "\r\033[K%s", text.c_str());
+  std::fflush(stderr);
+}
+
+nlohmann::json record(const Job& job, const lab::Measurement& m, double copy_gbps, double ref_gbps) {
+  nlohmann::json j;
+  j["family"] = lab::family_name(job.family);
+  j["task"] = lab::task_name(job.task);
+  j["variant"] = m.name;
+  j["type"] = lab::elem_name(job.type);
+  j["size"] = job.shape.text();
+  j["n"] = job.shape.n;
+  if (job.shape.is_2d()) j["width"] = job.shape.width, j["height"] = job.shape.height;
+  if (m.variant && !m.variant->param_name.empty()) j["param_name"] = m.variant->param_name, j["param"] = m.param;
+  j["check"] = m.check.empty() ? "n/a" : m.check;
+  j["runs"] = m.runs;
+  j["median_ms"] = m.median_ms;
+  j["min_ms"] = m.min_ms;
+  j["max_ms"] = m.max_ms;
+  j["bytes"] = m.bytes;
+  j["gbps"] = m.gbps;
+  j["reference"] = m.variant ? m.variant->reference : true;
+  j["host"] = m.variant ? m.variant->host : false;
+  if (copy_gbps > 0) j["pct_copy"] = 100 * m.gbps / copy_gbps;
+  if (ref_gbps > 0 && m.variant) j["pct_reference"] = 100 * m.gbps / ref_gbps;
+  if (job.task == Task::bank_read && m.variant) {
+    j["word_bytes"] = m.variant->word_bytes;
+    j["wavefronts_arith"] = lab::bank_wavefronts(m.variant->word_bytes, m.param);
+  }
+  return j;
+}
+
+}  // namespace
+#endif
+
+int run_kernels(const KernelsOptions& o) {
+  if (o.list) return list_registry();
+  const std::vector<Job> jobs = plan(o);  // a bad selection fails here, GPU or not
+  if (!o.json_path.empty()) {
+    // Refuse an unwritable JSON path before any work (without creating the file).
+    const std::filesystem::path dir = std::filesystem::path(o.json_path).parent_path();
+    const std::string d = dir.empty() ? "." : dir.string();
+    if (std::filesystem::is_directory(o.json_path) || access(d.c_str(), W_OK) != 0)
+      throw std::invalid_argument("cannot write the JSON file '" + o.json_path + "': " +
+                                  (std::filesystem::is_directory(o.json_path) ? "it is a directory"
+                                                                               : "directory '" + d + "' is not writable"));
+  }
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    std::fprintf(stderr, "circles: error: the kernel lab needs a CUDA GPU: %s\n", why.c_str());
+    return 1;
+  }
+#if CIRCLES_HAVE_CUDA
+  const CudaDeviceInfo& dev = cuda_device_info();
+  std::printf("circles kernels on %s (%d SMs); %d timed runs after %d warm-up, medians; GB/s = 10^9 B/s\n",
+              dev.name.c_str(), dev.sm_count, o.repeat, o.warmup);
+  const lab::Timing timing{o.repeat, o.warmup};
+  nlohmann::json records = nlohmann::json::array();
+  int wrong = 0;
+  std::size_t done = 0, total = 0;
+  for (const Job& j : jobs) total += j.runs.size();
+  for (const Job& job : jobs) {
+    progress("preparing " + std::string(lab::task_name(job.task)) + " " + job.shape.text() + " on the CPU");
+    lab::LabBench bench(job.task, job.type, job.shape, o.seed);
+    const lab::Measurement copy = bench.device_copy(timing);
+    const bool banks = job.task == Task::bank_read;
+    std::printf("\n== %s: %s, %s, %s\n", lab::family_name(job.family), lab::task_name(job.task),
+                lab::elem_name(job.type), size_text(job.shape, job.task).c_str());
+    if (copy.runs)
+      std::printf("   device copy of the input: %.4f ms, %.0f GB/s (read + written)\n", copy.median_ms, copy.gbps);
+    if (copy.runs) records.push_back(record(job, copy, 0, 0));
+    const char* knob = "";
+    for (const auto& r : job.runs)
+      if (!r.first->param_name.empty()) knob = r.first->param_name.c_str();
+    if (banks)
+      std::printf("   %-26s %6s %6s %-5s %10s %10s %10s %9s %8s\n", "variant", knob, "wavef.", "check", "median ms",
+                  "min ms", "max ms", "ns/ld/SM", "x first");
+    else
+      std::printf("   %-26s %6s %-5s %10s %10s %10s %8s %7s %7s %8s\n", "variant", knob, "check", "median ms", "min ms",
+                  "max ms", "GB/s", "% copy", "% ref", "x first");
+    // The reference's figure, when the table has one, for the "% ref" column (run it first).
+    std::vector<std::pair<const Variant*, int>> order = job.runs;
+    std::stable_partition(order.begin(), order.end(), [](const auto& r) { return r.first->reference; });
+    double ref_gbps = 0, first_ms = 0;
+    std::vector<std::pair<std::size_t, lab::Measurement>> results;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const Variant& v = *order[k].first;
+      progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + v.name +
+               (v.param_name.empty() ? "" : " " + v.param_name + " " + std::to_string(order[k].second)) + " " +
+               lab::elem_name(job.type) + " " + job.shape.text());
+      lab::Measurement m = bench.run(v, order[k].second, &timing);
+      if (v.reference && ref_gbps == 0) ref_gbps = m.gbps;
+      results.emplace_back(std::find(job.runs.begin(), job.runs.end(), order[k]) - job.runs.begin(), m);
+    }
+    progress("");
+    std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [idx, m] : results) {
+      if (first_ms == 0) first_ms = m.median_ms;
+      const std::string param = m.variant->param_name.empty() ? "" : std::to_string(m.param);
+      const std::string check = m.ok() ? "ok" : "WRONG";
+      const double speedup = m.median_ms > 0 ? first_ms / m.median_ms : 0;
+      if (banks) {
+        const double warp_loads = static_cast<double>((job.shape.n + lab::kBankBlock - 1) / lab::kBankBlock) *
+                                  (lab::kBankBlock / 32) * lab::kBankIters / dev.sm_count;
+        std::printf("   %-26s %6s %6.2f %-5s %10.4f %10.4f %10.4f %9.3f %8.2f\n", m.name.c_str(), param.c_str(),
+                    lab::bank_wavefronts(m.variant->word_bytes, m.param), check.c_str(), m.median_ms, m.min_ms,
+                    m.max_ms, m.median_ms * 1e6 / warp_loads, speedup);
+      } else {
+        char pct_copy[16] = "", pct_ref[16] = "";
+        if (copy.gbps > 0) std::snprintf(pct_copy, sizeof pct_copy, "%.1f", 100 * m.gbps / copy.gbps);
+        if (ref_gbps > 0) std::snprintf(pct_ref, sizeof pct_ref, "%.1f", 100 * m.gbps / ref_gbps);
+        std::printf("   %-26s %6s %-5s %10.4f %10.4f %10.4f %8.0f %7s %7s %8.2f\n",
+                    (m.name + (m.variant->reference ? " *" : "")).c_str(), param.c_str(), check.c_str(), m.median_ms,
+                    m.min_ms, m.max_ms, m.gbps, pct_copy, pct_ref, speedup);
+      }
+      if (!m.ok()) {
+        ++wrong;
+        std::printf("     %s: %s\n", m.name.c_str(), m.check.c_str());
+      }
+      records.push_back(record(job, m, copy.gbps, ref_gbps));
+    }
+    std::fflush(stdout);
+  }
+  std::printf("\n(* a library reference line; x first = the first row's median / this median)\n");
+  if (!o.json_path.empty()) {
+    const std::string tmp = o.json_path + ".tmp";
+    {
+      std::ofstream f(tmp);
+      f << records.dump(1) << "\n";
+      if (!f) throw std::runtime_error("cannot write " + tmp);
+    }
+    std::filesystem::rename(tmp, o.json_path);
+    std::fprintf(stderr, "kernels: %zu measurements -> %s\n", records.size(), o.json_path.c_str());
+  }
+  if (wrong) {
+    std::fprintf(stderr, "circles: error: %d variant run(s) WRONG\n", wrong);
+    return 1;
+  }
+  return 0;
+#else
+  return 1;
+#endif
+}
+
+}  // namespace circles

@@ -1,0 +1,103 @@
+// Every lab variant in the registry, on every element type it supports and every knob value it
+// lists, against the CPU on awkward sizes, with its output poisoned first (kernels/lab/lab_run.h).
+// Without a GPU these tests skip; with CIRCLES_REQUIRE_GPU=1 set they fail instead.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "app/lab_registry.h"
+#include "kernels/lab/lab_run.h"
+
+namespace circles {
+namespace {
+
+using namespace lab;
+
+bool gpu_required() {
+  const char* v = std::getenv("CIRCLES_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+std::vector<Shape> awkward_sizes(Task t) {
+  if (t == Task::transpose)
+    return {{1, 1, 1},       {1000, 1, 1000},  {1000, 1000, 1},      {1023, 33, 31},        {1023, 31, 33},
+            {1024, 32, 32},  {0, 1023, 1025},  {0, 2047, 4000},      {0, 2049, 4000},       {0, 4000, 2049},
+            {0, 8191, 8191}};
+  std::vector<Shape> s;
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{1023},
+                        std::size_t{1025}, (std::size_t{1} << 20) + 7})
+    s.push_back({n, 0, 0});
+  // Scans and their applications also cross a third level of block sums.
+  if (t == Task::exclusive_scan || t == Task::segmented_scan || t == Task::compact || t == Task::find_repeats ||
+      t == Task::reduce_sum)
+    s.push_back({(std::size_t{1} << 24) + 3, 0, 0});
+  for (Shape& x : s)
+    if (x.is_2d()) x.n = static_cast<std::size_t>(x.width) * x.height;
+  return s;
+}
+
+class LabVariantTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LabVariantTest, MatchesTheCpuOnAwkwardSizes) {
+  const Variant& v = *find_lab_variant(GetParam());
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  int checked = 0;
+  for (Elem type : v.types) {
+    for (const Shape& shape : awkward_sizes(v.task)) {
+      LabBench bench(v.task, type, shape, 1234 + shape.n);
+      const std::vector<int> params = v.params.empty() ? std::vector<int>{0} : v.params;
+      for (int param : params) {
+        const Measurement m = bench.run(v, param, nullptr);
+        EXPECT_EQ(m.check, "ok") << v.name << " " << elem_name(type) << " size " << shape.text()
+                                 << (v.param_name.empty() ? "" : " " + v.param_name + " " + std::to_string(param));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (const Variant& v : lab_registry()) names.push_back(v.name);
+  return names;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (c == '-') c = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lab, LabVariantTest, ::testing::ValuesIn(variant_names()), test_name);
+
+// Timing a variant changes nothing about its result, and the copy line is measured.
+TEST(LabHarness, TimedRunsReportMediansAndBandwidth) {
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  LabBench bench(Task::reduce_sum, Elem::i32, Shape{std::size_t{1} << 22, 0, 0}, 9);
+  const Timing t{5, 1};
+  const Measurement copy = bench.device_copy(t);
+  EXPECT_EQ(copy.runs, 5);
+  EXPECT_DOUBLE_EQ(copy.bytes, 2.0 * 4 * (1 << 22));
+  EXPECT_GT(copy.gbps, 10);
+  const Measurement m = bench.run(*find_lab_variant("reduce-cub"), 0, &t);
+  EXPECT_EQ(m.check, "ok");
+  EXPECT_EQ(m.runs, 5);
+  EXPECT_LE(m.min_ms, m.median_ms);
+  EXPECT_LE(m.median_ms, m.max_ms);
+  EXPECT_NEAR(m.gbps, m.bytes / (m.median_ms * 1e6), 1e-6 * m.gbps);
+}
+
+}  // namespace
+}  // namespace circles
