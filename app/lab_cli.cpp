@@ -71,9 +71,10 @@ CLI::App* add_kernels_command(CLI::App& app, KernelsOptions* o) {
   k->add_option("--variant", o->variants, "variants to run (see --list); default: every one of the families")
       ->delimiter(',');
   k->add_option("--size", o->sizes,
-                "problem sizes, N or 2^K for 1D families and WxH for transpose (several allowed); default: "
-                "2^26 elements (256 MiB), transpose 2047x4000 2048x4000 2049x4000 8191x8191 8192x8192, banks "
-                "2^20 threads")
+                "problem sizes, N or 2^K (at most 2^30) for the 1D families and WxH for transpose; several "
+                "allowed, and when given every selected family needs one of its kind; banks: N threads. "
+                "Default: 2^26 elements (256 MiB), transpose 2047x4000 2048x4000 2049x4000 8191x8191 "
+                "8192x8192, banks 2^20 threads")
       ->delimiter(',');
   k->add_option("--type", o->type, "i32 or f32 (default: every type the variant supports)")
       ->check(CLI::IsMember({"i32", "f32"}));

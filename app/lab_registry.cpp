@@ -3,8 +3,9 @@
 // the lab reports why it cannot run.
 #include "app/lab_registry.h"
 
+#include "app/registry.h"
+
 #if CIRCLES_HAVE_CUDA
-#include "kernels/cuda_device.h"
 #include "kernels/lab/lab_launch.h"
 #define LAB_FN(f) &::circles::lab::f
 #else
@@ -135,8 +136,8 @@ const std::vector<lab::Variant>& lab_registry() {
            "the same tree with one pad word every 32 (GPU Gems 3, 39): the strided accesses spread "
            "over all banks"),
       rung(S, Task::exclusive_scan, "scan-warp-shuffle", kScan, kBoth, LAB_FN(scan_warp_shuffle),
-           "warp scans in registers with __shfl_up_sync, several items per thread, one shared slot "
-           "per warp: far fewer instructions and barriers"),
+           "16 items per thread from 16-byte vector loads, warp scans in registers with __shfl_up_sync, "
+           "one barrier per 4096 elements: far fewer instructions and barriers per element"),
       rung(S, Task::exclusive_scan, "scan-lookback", kScan, kBoth, LAB_FN(scan_lookback),
            "one pass: each tile publishes its sum and looks back at its predecessors' (decoupled "
            "look-back), so every element is read once and written once"),
@@ -238,13 +239,6 @@ bool parse_lab_family(const std::string& name, Family* out) {
   return false;
 }
 
-std::string lab_unavailable_reason() {
-#if CIRCLES_HAVE_CUDA
-  const CudaDeviceInfo& d = cuda_device_info();
-  return d.available ? "" : d.reason;
-#else
-  return "this build has no CUDA support (nvcc was not found at configure time)";
-#endif
-}
+std::string lab_unavailable_reason() { return gpu_unavailable_reason(); }
 
 }  // namespace circles

@@ -49,8 +49,7 @@ const RendererInfo* find_renderer(const std::string& name) {
   return nullptr;
 }
 
-std::string unavailable_reason(const RendererInfo& info) {
-  if (!info.needs_gpu) return "";
+std::string gpu_unavailable_reason() {
 #if CIRCLES_HAVE_CUDA
   const CudaDeviceInfo& d = cuda_device_info();
   return d.available ? "" : d.reason;
@@ -58,6 +57,8 @@ std::string unavailable_reason(const RendererInfo& info) {
   return "this build has no CUDA support (nvcc was not found at configure time)";
 #endif
 }
+
+std::string unavailable_reason(const RendererInfo& info) { return info.needs_gpu ? gpu_unavailable_reason() : ""; }
 
 std::string default_renderer_name() {
   const RendererInfo* gpu = find_renderer("cuda-tile-binned");

@@ -23,6 +23,8 @@ struct RendererInfo {
 const std::vector<RendererInfo>& renderer_registry();
 // nullptr if no renderer has that name.
 const RendererInfo* find_renderer(const std::string& name);
+// Why CUDA cannot be used here (no CUDA in this build, no usable GPU), or "" when it can.
+std::string gpu_unavailable_reason();
 // Why `info` cannot run on this machine, or "" when it can.
 std::string unavailable_reason(const RendererInfo& info);
 // The best renderer that runs here: cuda-tile-binned with a GPU, cpu-mt without.

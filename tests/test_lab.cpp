@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -16,16 +15,8 @@ namespace {
 
 using namespace lab;
 
-std::uint32_t bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float flt(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+std::uint32_t bits(float f) { return float_bits(f); }
+float flt(std::uint32_t u) { return bits_float(u); }
 
 TEST(LabRegistry, EveryEntryIsComplete) {
   std::set<std::string> names;

@@ -53,6 +53,18 @@ std::string shape_error(Task task, const Shape& s) {
   return "";
 }
 
+std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+float bits_float(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 namespace {
 
 std::uint64_t splitmix(std::uint64_t x) {
@@ -62,20 +74,10 @@ std::uint64_t splitmix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::uint32_t f2u(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float u2f(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // The element as a number: an int, or the float its bits hold.
 double as_number(std::uint32_t w, Elem type) {
-  return type == Elem::i32 ? static_cast<double>(static_cast<std::int32_t>(w)) : static_cast<double>(u2f(w));
+  return type == Elem::i32 ? static_cast<double>(static_cast<std::int32_t>(w)) : static_cast<double>(bits_float(w));
 }
 
 }  // namespace
@@ -95,7 +97,7 @@ Problem make_problem(Task task, Elem type, const Shape& shape, std::uint64_t see
     } else if (type == Elem::i32) {
       p.in[i] = static_cast<std::uint32_t>(static_cast<std::int32_t>(r % 257) - 128);
     } else {
-      p.in[i] = f2u(static_cast<float>(static_cast<int>(r % 512) - 256) / 256.f);
+      p.in[i] = float_bits(static_cast<float>(static_cast<int>(r % 512) - 256) / 256.f);
     }
   }
   if (task == Task::segmented_scan) {
@@ -219,14 +221,14 @@ std::string check_result(const Problem& p, const Expected& e, const std::uint32_
     if (e.exact) {
       ok = got == static_cast<std::uint32_t>(static_cast<std::int64_t>(e.value[i]));
     } else {
-      const double g = u2f(got);
+      const double g = bits_float(got);
       ok = std::fabs(g - e.value[i]) <= kRelTol * e.scale[i] + kAbsTol;  // false for NaN
     }
     if (!ok) {
       if (float_out)
         std::snprintf(msg, sizeof msg, "WRONG at index %zu: got %.9g, expected %.9g", i,
-                      static_cast<double>(u2f(got)),
-                      e.exact ? static_cast<double>(u2f(static_cast<std::uint32_t>(e.value[i]))) : e.value[i]);
+                      static_cast<double>(bits_float(got)),
+                      e.exact ? static_cast<double>(bits_float(static_cast<std::uint32_t>(e.value[i]))) : e.value[i]);
       else if (p.task == Task::bank_read)
         std::snprintf(msg, sizeof msg, "WRONG at index %zu: got %u, expected %u", i, got,
                       static_cast<std::uint32_t>(e.value[i]));

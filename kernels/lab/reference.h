@@ -21,6 +21,10 @@ std::string shape_error(Task task, const Shape& shape);
 constexpr std::uint32_t kPoisonF32 = 0xFFFFFFFFu;
 constexpr std::uint32_t kPoisonI32 = 0xA5A5A5A5u;
 
+// A float's bits and back (elements are kept as raw 32-bit words).
+std::uint32_t float_bits(float f);
+float bits_float(std::uint32_t u);
+
 // The input of one problem and what a variant must produce from it. Elements are kept as raw
 // 32-bit words (int or float bits).
 struct Problem {

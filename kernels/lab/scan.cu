@@ -361,9 +361,9 @@ constexpr int kWarpSlots = 33 * kItems;  // one warp's 32 * kItems words, one pa
 #define CIRCLES_SCAN_SM_THREADS 2048
 #endif
 constexpr int kBlocksPerSm = CIRCLES_SCAN_SM_THREADS / kThreads;  // resident blocks at full occupancy
-// The select kernel fits full occupancy (32 registers) without spills on sm_90; elsewhere 7/8 of it.
+// The select kernel fits full occupancy (32 registers) without spills on sm_90; elsewhere 3/4 of it.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-constexpr int kSelectBlocksPerSm = kBlocksPerSm * 7 / 8;
+constexpr int kSelectBlocksPerSm = kBlocksPerSm * 3 / 4;
 #else
 constexpr int kSelectBlocksPerSm = kBlocksPerSm;
 #endif
