@@ -2,7 +2,7 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] (default: the first four; the lab steps are named explicitly).
+# [lab-bench] [lab-ncu] [lab-counters] (default: the first four; the lab steps are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -88,6 +88,22 @@ for step in "${steps[@]}"; do
         --kernel-name regex:bank --csv "$BIN/circles" kernels banks --size 4096 --repeat 1 --warmup 0 \
         > "$OUT/banks_ncu.csv" 2> "$OUT/banks_ncu.err"
       echo "ncu rc=$? rows=$(grep -c bank "$OUT/banks_ncu.csv")"
+      ;;
+    lab-counters)
+      echo "== Nsight Compute: DRAM bytes, shared conflicts, instructions and occupancy of every lab kernel (2^24)"
+      m=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+      m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+      m=$m,smsp__thread_inst_executed_per_inst_executed.ratio,sm__inst_executed.sum
+      : > "$OUT/lab_counters.csv"
+      for fam in reduce scan conv; do
+        type=i32; [ "$fam" = conv ] && type=f32
+        ncu --metrics "$m" --csv "$BIN/circles" kernels "$fam" --size 2^24 --type $type --param 256,8 --repeat 1 \
+          --warmup 0 >> "$OUT/lab_counters.csv" 2>> "$OUT/lab_counters.err"
+        echo "ncu $fam rc=$?"
+      done
+      ncu --metrics "$m" --csv "$BIN/circles" kernels transpose --size 4096x4096 --repeat 1 --warmup 0 \
+        >> "$OUT/lab_counters.csv" 2>> "$OUT/lab_counters.err"
+      echo "ncu transpose rc=$? rows=$(grep -c '^"' "$OUT/lab_counters.csv")"
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"
