@@ -110,6 +110,12 @@ std::string join_ints(const std::vector<int>& v) {
   return join_names(s, ",");
 }
 
+std::string family_names() {
+  std::vector<std::string> names;
+  for (Family f : lab_families()) names.push_back(lab::family_name(f));
+  return join_names(names);
+}
+
 bool supports(const Variant& v, Elem e) { return std::find(v.types.begin(), v.types.end(), e) != v.types.end(); }
 
 std::vector<Shape> default_sizes(Family f) {
@@ -127,8 +133,7 @@ std::vector<Shape> default_sizes(Family f) {
 
 int list_registry() {
   const std::string why = lab_unavailable_reason();
-  std::printf("Kernel lab (circles kernels FAMILY): families %s\n",
-              "reduce, scan, transpose, banks, conv");
+  std::printf("Kernel lab (circles kernels FAMILY): families %s\n", family_names().c_str());
   if (!why.empty()) std::printf("UNAVAILABLE here: %s\n", why.c_str());
   for (Family f : lab_families()) {
     std::printf("\n%s:\n", lab::family_name(f));
@@ -161,7 +166,7 @@ std::vector<Job> plan(const KernelsOptions& o) {
   if (!o.family.empty() && o.family != "all") {
     Family f;
     if (!parse_lab_family(o.family, &f))
-      throw std::invalid_argument("unknown family '" + o.family + "' (families: reduce, scan, transpose, banks, conv, all)");
+      throw std::invalid_argument("unknown family '" + o.family + "' (families: " + family_names() + ", all)");
     families.push_back(f);
   }
   std::vector<const Variant*> chosen;
@@ -185,7 +190,10 @@ std::vector<Job> plan(const KernelsOptions& o) {
       if (families.empty() || v.family == families[0]) chosen.push_back(&v);
 
   std::vector<Shape> sizes_1d, sizes_2d;
-  for (const std::string& s : o.sizes) (parse_lab_size(s).is_2d() ? sizes_2d : sizes_1d).push_back(parse_lab_size(s));
+  for (const std::string& text : o.sizes) {
+    const Shape s = parse_lab_size(text);
+    (s.is_2d() ? sizes_2d : sizes_1d).push_back(s);
+  }
 
   const Elem only = o.type == "f32" ? Elem::f32 : Elem::i32;
   std::vector<Job> jobs;
