@@ -196,6 +196,7 @@ std::vector<Job> plan(const KernelsOptions& o) {
   }
 
   const Elem only = o.type == "f32" ? Elem::f32 : Elem::i32;
+  bool param_taken = false;  // some selected variant takes one of the --param values
   std::vector<Job> jobs;
   for (Family f : lab_families()) {
     for (Task t : {Task::reduce_sum, Task::exclusive_scan, Task::find_repeats, Task::compact, Task::segmented_scan,
@@ -225,12 +226,15 @@ std::vector<Job> plan(const KernelsOptions& o) {
           }
           std::vector<int> values = v->params;
           if (!o.params.empty()) {
+            // --param narrows: a variant runs the given values it lists; one that lists none of
+            // them is left out, unless it was named with --variant.
             values.clear();
             for (int p : o.params)
               if (std::find(v->params.begin(), v->params.end(), p) != v->params.end()) values.push_back(p);
-            if (values.empty())
+            if (values.empty() && std::find(o.variants.begin(), o.variants.end(), v->name) != o.variants.end())
               throw std::invalid_argument("variant '" + v->name + "' takes --param " + v->param_name + " " +
                                           join_ints(v->params) + ", not " + join_ints(o.params));
+            if (!values.empty()) param_taken = true;
           }
           for (int p : values) runs.push_back({v, p});
         }
@@ -239,6 +243,9 @@ std::vector<Job> plan(const KernelsOptions& o) {
       }
     }
   }
+  if (!o.params.empty() && !param_taken)
+    throw std::invalid_argument("no selected variant takes --param " + join_ints(o.params) +
+                                " (see circles kernels --list for each variant's values)");
   if (jobs.empty())
     throw std::invalid_argument("no selected variant runs on type " + o.type + " (see circles kernels --list)");
   return jobs;
@@ -283,7 +290,8 @@ nlohmann::json record(const Job& job, const lab::Measurement& m, double copy_gbp
   j["max_ms"] = m.max_ms;
   j["bytes"] = m.bytes;
   j["gbps"] = m.gbps;
-  j["reference"] = m.variant ? m.variant->reference : true;
+  j["kind"] = !m.variant ? "copy" : m.variant->reference ? "reference" : "rung";
+  j["reference"] = m.variant && m.variant->reference;
   j["host"] = m.variant ? m.variant->host : false;
   if (copy_gbps > 0) j["pct_copy"] = 100 * m.gbps / copy_gbps;
   if (ref_gbps > 0 && m.variant) j["pct_reference"] = 100 * m.gbps / ref_gbps;
@@ -298,8 +306,8 @@ nlohmann::json record(const Job& job, const lab::Measurement& m, double copy_gbp
 #endif
 
 int run_kernels(const KernelsOptions& o) {
+  const std::vector<Job> jobs = plan(o);  // a bad selection fails here, GPU or not (--list too)
   if (o.list) return list_registry();
-  const std::vector<Job> jobs = plan(o);  // a bad selection fails here, GPU or not
   if (!o.json_path.empty()) {
     // Refuse an unwritable JSON path before any work (without creating the file).
     const std::filesystem::path dir = std::filesystem::path(o.json_path).parent_path();
@@ -342,9 +350,13 @@ int run_kernels(const KernelsOptions& o) {
     else
       std::printf("   %-26s %6s %-5s %10s %10s %10s %8s %7s %7s %8s\n", "variant", knob, "check", "median ms", "min ms",
                   "max ms", "GB/s", "% copy", "% ref", "x first");
-    // The reference's figure, when the table has one, for the "% ref" column (run it first).
+    // The reference first (its figure fills the "% ref" column), then knob value by knob value
+    // (the CPU's expected result depends on the radius or stride, and is kept for one value at a
+    // time); printed in registry order afterwards.
     std::vector<std::pair<const Variant*, int>> order = job.runs;
-    std::stable_partition(order.begin(), order.end(), [](const auto& r) { return r.first->reference; });
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return std::make_pair(!a.first->reference, a.second) < std::make_pair(!b.first->reference, b.second);
+    });
     double ref_gbps = 0, first_ms = 0;
     std::vector<std::pair<std::size_t, lab::Measurement>> results;
     for (std::size_t k = 0; k < order.size(); ++k) {

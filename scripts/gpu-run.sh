@@ -87,7 +87,7 @@ for step in "${steps[@]}"; do
       ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum \
         --kernel-name regex:bank --csv "$BIN/circles" kernels banks --size 4096 --repeat 1 --warmup 0 \
         > "$OUT/banks_ncu.csv" 2> "$OUT/banks_ncu.err"
-      echo "ncu rc=$? rows=$(grep -c bank "$OUT/banks_ncu.csv")"
+      rc=$?; echo "ncu rc=$rc rows=$(grep -c bank "$OUT/banks_ncu.csv")"; [ "$rc" -eq 0 ] || status=1
       ;;
     lab-counters)
       echo "== Nsight Compute: DRAM bytes, shared conflicts, instructions and occupancy of every lab kernel (2^24)"
@@ -99,11 +99,11 @@ for step in "${steps[@]}"; do
         type=i32; [ "$fam" = conv ] && type=f32
         ncu --metrics "$m" --csv "$BIN/circles" kernels "$fam" --size 2^24 --type $type --param 256,8 --repeat 1 \
           --warmup 0 >> "$OUT/lab_counters.csv" 2>> "$OUT/lab_counters.err"
-        echo "ncu $fam rc=$?"
+        rc=$?; echo "ncu $fam rc=$rc"; [ "$rc" -eq 0 ] || status=1
       done
       ncu --metrics "$m" --csv "$BIN/circles" kernels transpose --size 4096x4096 --repeat 1 --warmup 0 \
         >> "$OUT/lab_counters.csv" 2>> "$OUT/lab_counters.err"
-      echo "ncu transpose rc=$? rows=$(grep -c '^"' "$OUT/lab_counters.csv")"
+      rc=$?; echo "ncu transpose rc=$rc rows=$(grep -c '^"' "$OUT/lab_counters.csv")"; [ "$rc" -eq 0 ] || status=1
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"

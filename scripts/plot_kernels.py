@@ -6,7 +6,8 @@ device copy and the library reference (CUB) drawn across as lines. Knobs with ma
 bank-conflict strides, the convolution radii) are drawn as lines over the knob instead.
 
 Usage: scripts/plot_kernels.py KERNELS.json [-o OUTDIR] [--markdown FILE]   (needs python3-matplotlib)
---markdown also writes the same measurements as Markdown tables (docs/KERNELS.md quotes them).
+--markdown also writes the same measurements as Markdown tables (docs/KERNELS.md quotes them); it
+works without matplotlib. Exit codes: 0 done, 1 bad input, 3 matplotlib is missing (no PNG drawn).
 """
 import argparse
 import json
@@ -14,6 +15,8 @@ import math
 import os
 import sys
 from collections import OrderedDict
+
+MISSING_MATPLOTLIB = 3  # exit code when only the plots could not be drawn (the tests skip on it)
 
 
 def group_records(records):
@@ -119,12 +122,6 @@ def main():
     ap.add_argument("--markdown", help="also write the measurements as Markdown tables to this file")
     args = ap.parse_args()
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_kernels: matplotlib is missing (apt-get install python3-matplotlib)")
-    try:
         with open(args.json) as f:
             records = json.load(f)
     except (OSError, ValueError) as e:
@@ -137,6 +134,13 @@ def main():
         with open(args.markdown, "w") as f:
             f.write(markdown(families))
         print("plot_kernels: %s" % args.markdown)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot_kernels: matplotlib is missing (apt-get install python3-matplotlib)", file=sys.stderr)
+        sys.exit(MISSING_MATPLOTLIB)
     for family, groups in families.items():
         n = len(groups)
         cols = min(n, 2)

@@ -114,6 +114,8 @@ TEST_F(CliTest, KernelsRefusesBadSelectionsBeforeAnyWork) {
            {"kernels", "reduce", "--type", "f64"},                          // bad type
            {"kernels", "transpose", "--type", "i32"},                       // no variant runs on it
            {"kernels", "--variant", "reduce-shuffle", "--param", "48"},     // knob value not listed
+           {"kernels", "--param", "999"},                                   // no variant takes it
+           {"kernels", "bogus", "--list"},                                  // --list checks the family
            {"kernels", "reduce", "--repeat", "0"},                          // bad count
            {"kernels", "reduce", "--json", path("no/such/dir/k.json")},     // unwritable JSON path
        }) {
@@ -122,6 +124,10 @@ TEST_F(CliTest, KernelsRefusesBadSelectionsBeforeAnyWork) {
     EXPECT_EQ(cli(args), 2) << joined;
   }
   EXPECT_FALSE(fs::exists(path("no/such/dir/k.json")));
+  // --param narrows: banks-broadcast lists only stride 0, yet `banks --param 4` is a valid run of
+  // the other widths (it runs, or says there is no GPU: exit 0 or 1, never 2).
+  const int rc = cli({"kernels", "banks", "--param", "4", "--size", "64", "--repeat", "1", "--warmup", "0"});
+  EXPECT_EQ(rc, lab_unavailable_reason().empty() ? 0 : 1);
 }
 
 TEST_F(CliTest, KernelsRunsOrSaysWhyNot) {

@@ -24,7 +24,7 @@ std::vector<Shape> awkward_sizes(Task t) {
   if (t == Task::transpose)
     return {{1, 1, 1},       {1000, 1, 1000},  {1000, 1000, 1},      {1023, 33, 31},        {1023, 31, 33},
             {1024, 32, 32},  {0, 1023, 1025},  {0, 2047, 4000},      {0, 2049, 4000},       {0, 4000, 2049},
-            {0, 8191, 8191}};
+            {0, 8191, 8191},     {0, 1, 2100000},  {0, 2100000, 1}};  // the last two: > 65535 block rows
   std::vector<Shape> s;
   for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{1023},
                         std::size_t{1025}, (std::size_t{1} << 20) + 7})

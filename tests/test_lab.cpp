@@ -90,6 +90,11 @@ TEST(LabReference, InputsAreDeterministicAndInRange) {
     EXPECT_LT(x, 1.f);
     EXPECT_EQ(x * 256.f, std::round(x * 256.f));
   }
+  // Zero mean: 255 steps either side.
+  const Problem big = make_problem(Task::reduce_sum, Elem::f32, Shape{1 << 20, 0, 0}, 7);
+  double sum = 0;
+  for (std::uint32_t w : big.in) sum += flt(w);
+  EXPECT_LT(std::fabs(sum), 5 * std::sqrt(1 << 20) * 0.58);
   const Problem r = make_problem(Task::find_repeats, Elem::i32, Shape{1000, 0, 0}, 1);
   for (std::uint32_t w : r.in) EXPECT_LT(w, 4u);
   const Problem s = make_problem(Task::segmented_scan, Elem::i32, Shape{100000, 0, 0}, 1);
@@ -202,7 +207,7 @@ TEST(LabReference, CheckAcceptsTheExactAnswerAndNamesTheFirstBadElement) {
   for (double v : e.value) out.push_back(bits(static_cast<float>(v)));
   EXPECT_EQ(check_result(p, e, out.data(), -1), "ok");
   // Within the stated tolerance passes; a dropped element (at least 2^-8) does not.
-  out[500] = bits(static_cast<float>(e.value[500] + 0.5 * kRelTol * e.scale[500]));
+  out[500] = bits(static_cast<float>(e.value[500]) + 0.5f * static_cast<float>(kAbsTol));
   EXPECT_EQ(check_result(p, e, out.data(), -1), "ok");
   out[600] = bits(static_cast<float>(e.value[600] + 1.0 / 256));
   EXPECT_EQ(check_result(p, e, out.data(), -1).rfind("WRONG at index 600", 0), 0u);
@@ -214,6 +219,33 @@ TEST(LabReference, CheckAcceptsTheExactAnswerAndNamesTheFirstBadElement) {
   EXPECT_EQ(check_result(t, te, tout.data(), -1), "ok");
   tout[11] ^= 1;
   EXPECT_EQ(check_result(t, te, tout.data(), -1).rfind("WRONG at index 11", 0), 0u);
+}
+
+TEST(LabReference, FloatChecksCatchOneDroppedElementAtLargeSizes) {
+  // 2^21 elements: a reduce or scan that loses one input element fails the float check.
+  for (Task t : {Task::reduce_sum, Task::exclusive_scan}) {
+    const Problem p = make_problem(t, Elem::f32, Shape{std::size_t{1} << 21, 0, 0}, 11);
+    const Expected e = expected_result(p, 0, 4);
+    const std::size_t last = e.value.size() - 1;
+    // The last element of the sum / scan without input element 12345 (nonzero).
+    std::size_t k = 12345;
+    while (p.in[k] == float_bits(0.f)) ++k;
+    std::vector<std::uint32_t> out;
+    for (double v : e.value) out.push_back(float_bits(static_cast<float>(v)));
+    EXPECT_EQ(check_result(p, e, out.data(), -1), "ok") << task_name(t);
+    out[last] = float_bits(static_cast<float>(e.value[last] - bits_float(p.in[k])));
+    EXPECT_NE(check_result(p, e, out.data(), -1), "ok") << task_name(t);
+  }
+  // Convolution: one window element dropped (radius 16: a change of 2^-8 / 33).
+  const Problem c = make_problem(Task::convolve, Elem::f32, Shape{1000, 0, 0}, 3);
+  const Expected ce = expected_result(c, 16, 4);
+  std::vector<std::uint32_t> out;
+  for (double v : ce.value) out.push_back(float_bits(static_cast<float>(v)));
+  EXPECT_EQ(check_result(c, ce, out.data(), -1), "ok");
+  std::size_t k = 500;
+  while (c.in[k] == float_bits(0.f)) ++k;
+  out[k] = float_bits(static_cast<float>(ce.value[k] - bits_float(c.in[k]) / 33.0));
+  EXPECT_NE(check_result(c, ce, out.data(), -1), "ok");
 }
 
 TEST(LabReference, BankConflictArithmetic) {

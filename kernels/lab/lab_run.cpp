@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -35,13 +34,20 @@ struct LabBench::Impl {
   Scratch scratch;
   CudaEvent start, stop;
   std::vector<std::uint32_t> host_out;
-  std::map<std::pair<int, int>, Expected> expected;  // by (param, word bytes)
+  // The expected result of the last (param, word bytes) asked for: only convolve and bank_read
+  // depend on them, and one result of n doubles is all the host memory it keeps.
+  std::pair<int, int> expected_key{-1, -1};
+  Expected expected;
 
   const Expected& expect(int param, int word_bytes) {
-    const auto key = std::make_pair(param, word_bytes);
-    auto it = expected.find(key);
-    if (it == expected.end()) it = expected.emplace(key, expected_result(problem, param, word_bytes)).first;
-    return it->second;
+    const bool keyed = problem.task == Task::convolve || problem.task == Task::bank_read;
+    const std::pair<int, int> key = keyed ? std::make_pair(param, word_bytes) : std::make_pair(0, 0);
+    if (key != expected_key) {
+      expected = Expected{};  // free the old one first
+      expected = expected_result(problem, param, word_bytes);
+      expected_key = key;
+    }
+    return expected;
   }
 };
 
@@ -99,10 +105,11 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
     a.flags = p.flags.empty() ? nullptr : s.flags.get();
     a.out = s.out.get();
     a.count = s.count.get();
-    CUDA_CHECK(cudaMemsetAsync(s.out.get(), static_cast<int>(poison & 0xFF), p.out_elems * 4, st));
+    CUDA_CHECK(cudaMemsetAsync(s.out.get(), static_cast<int>(poison & 0xFF), p.out_elems * elem_size(p.type), st));
     CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0xFF, sizeof(std::int32_t), st));
     v.launch(a);
-    CUDA_CHECK(cudaMemcpyAsync(s.host_out.data(), s.out.get(), p.out_elems * 4, cudaMemcpyDeviceToHost, st));
+    CUDA_CHECK(cudaMemcpyAsync(s.host_out.data(), s.out.get(), p.out_elems * elem_size(p.type),
+                               cudaMemcpyDeviceToHost, st));
     std::int32_t c = -1;
     CUDA_CHECK(cudaMemcpyAsync(&c, s.count.get(), sizeof c, cudaMemcpyDeviceToHost, st));
     CUDA_CHECK(cudaStreamSynchronize(st));

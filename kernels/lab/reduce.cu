@@ -32,6 +32,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/lab/lab_launch.h"
+#include "kernels/lab/lab_util.cuh"
 
 namespace circles::lab {
 namespace {
@@ -39,22 +40,9 @@ namespace {
 constexpr unsigned kBlock = 256;           // threads per block of rungs 1-11
 constexpr int kLocalCount = 16;            // rung 3: elements per thread-local array
 constexpr unsigned kPartialsBlock = 1024;  // threads of the single-block follow-up pass
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // ---------------------------------------------------------------------------------------------
 // Host helpers.
-
-int sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n > 0 ? n : 1;
-  }();
-  return sms;
-}
-
-unsigned ceil_div(std::size_t a, std::size_t b) { return static_cast<unsigned>((a + b - 1) / b); }
 
 // Blocks for a grid-stride kernel: `per_sm` blocks on every SM, but never more than the work
 // needs (`items` elements, `per_block` of them per block per pass).
@@ -364,7 +352,7 @@ void run_atomic(const LaunchArgs& a) {
   const std::size_t n = a.shape.n;
   CUDA_CHECK(cudaMemsetAsync(a.out, 0, sizeof(T), a.stream));
   if (n == 0) return;
-  reduce_atomic_kernel<T><<<ceil_div(n, kBlock), kBlock, 0, a.stream>>>(
+  reduce_atomic_kernel<T><<<grid_blocks(n, kBlock), kBlock, 0, a.stream>>>(
       static_cast<const T*>(a.in), n, static_cast<T*>(a.out));
   CUDA_CHECK_LAUNCH();
 }
@@ -403,7 +391,7 @@ void run_global_tree(const LaunchArgs& a, Kernel kernel) {
     CUDA_CHECK(cudaMemsetAsync(a.out, 0, sizeof(T), a.stream));
     return;
   }
-  const unsigned blocks = ceil_div(n, kBlock);
+  const unsigned blocks = grid_blocks(n, kBlock);
   T* copy = a.scratch->get_as<T>(static_cast<std::size_t>(blocks) * kBlock, 0);
   T* partials = a.scratch->get_as<T>(blocks, 1);
   kernel<<<blocks, kBlock, 0, a.stream>>>(static_cast<const T*>(a.in), n, copy, partials);
@@ -493,19 +481,19 @@ void run_global_strided(const LaunchArgs& a) {
 }
 template <class T>
 void run_shared_sequential(const LaunchArgs& a) {
-  run_shared_tree<T>(a, reduce_shared_sequential_kernel<T>, ceil_div(a.shape.n, kBlock));
+  run_shared_tree<T>(a, reduce_shared_sequential_kernel<T>, grid_blocks(a.shape.n, kBlock));
 }
 template <class T>
 void run_first_add(const LaunchArgs& a) {
-  run_shared_tree<T>(a, reduce_first_add_kernel<T>, ceil_div(a.shape.n, 2 * kBlock));
+  run_shared_tree<T>(a, reduce_first_add_kernel<T>, grid_blocks(a.shape.n, 2 * kBlock));
 }
 template <class T>
 void run_warp_unrolled(const LaunchArgs& a) {
-  run_shared_tree<T>(a, reduce_warp_unrolled_kernel<T>, ceil_div(a.shape.n, 2 * kBlock));
+  run_shared_tree<T>(a, reduce_warp_unrolled_kernel<T>, grid_blocks(a.shape.n, 2 * kBlock));
 }
 template <class T>
 void run_complete_unroll(const LaunchArgs& a) {
-  run_shared_tree<T>(a, reduce_complete_unroll_kernel<kBlock, T>, ceil_div(a.shape.n, 2 * kBlock));
+  run_shared_tree<T>(a, reduce_complete_unroll_kernel<kBlock, T>, grid_blocks(a.shape.n, 2 * kBlock));
 }
 template <class T>
 void run_multi_per_thread(const LaunchArgs& a) {

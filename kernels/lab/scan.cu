@@ -26,24 +26,11 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/lab/lab_launch.h"
+#include "kernels/lab/lab_util.cuh"
 
 namespace circles::lab {
 
 namespace {
-
-constexpr unsigned kFullMask = 0xffffffffu;
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
-int sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  return sms;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Operators. Ints add as uint32 (wrap-around is defined); floats add as floats.

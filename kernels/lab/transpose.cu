@@ -17,6 +17,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/lab/lab_launch.h"
+#include "kernels/lab/lab_util.cuh"
 
 namespace circles::lab {
 
@@ -180,9 +181,6 @@ Matrix matrix_of(const LaunchArgs& a) {
           a.shape.height};
 }
 
-unsigned blocks_for(int extent, int per_block) {
-  return static_cast<unsigned>((static_cast<long long>(extent) + per_block - 1) / per_block);
-}
 
 // Launches kernel over grid_x x grid_y blocks of `block`, slicing grid_y into pieces of at most
 // 65535 rows of blocks (each launch is told its first row, block_y0).
@@ -201,7 +199,7 @@ void launch_2d(TransposeKernel kernel, unsigned grid_x, unsigned grid_y, dim3 bl
 void launch_over_input(TransposeKernel kernel, int tile_x, int tile_y, dim3 block,
                        const LaunchArgs& a) {
   const Matrix m = matrix_of(a);
-  launch_2d(kernel, blocks_for(m.width, tile_x), blocks_for(m.height, tile_y), block, m, a.stream);
+  launch_2d(kernel, grid_blocks(m.width, tile_x), grid_blocks(m.height, tile_y), block, m, a.stream);
 }
 
 }  // namespace
@@ -213,7 +211,7 @@ void transpose_naive_read(const LaunchArgs& a) {
 void transpose_naive_write(const LaunchArgs& a) {
   // The grid covers out: x along out's rows (height of them per row), y over out's width rows.
   const Matrix m = matrix_of(a);
-  launch_2d(transpose_naive_write_kernel, blocks_for(m.height, 32), blocks_for(m.width, 8),
+  launch_2d(transpose_naive_write_kernel, grid_blocks(m.height, 32), grid_blocks(m.width, 8),
             dim3(32, 8), m, a.stream);
 }
 
@@ -237,8 +235,8 @@ void transpose_best(const LaunchArgs& a) {
   // Grid x runs down the tiles of a column (blocks launched together are vertical neighbours),
   // grid y across; the tile columns are the dimension sliced at 65535.
   const Matrix m = matrix_of(a);
-  launch_2d(transpose_best_kernel, blocks_for(m.height, kBestTileY),
-            blocks_for(m.width, kBestTileX), dim3(32, kBestRows), m, a.stream);
+  launch_2d(transpose_best_kernel, grid_blocks(m.height, kBestTileY),
+            grid_blocks(m.width, kBestTileX), dim3(32, kBestRows), m, a.stream);
 }
 
 }  // namespace circles::lab
