@@ -1,8 +1,41 @@
 #include "kernels/cuda_device.h"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <string>
 
 namespace circles {
+
+namespace {
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// Why the runtime's `err` (from the first CUDA call) leaves no usable device, in the user's terms:
+// no driver, a driver too old for this build, no device, or a busy or prohibited device. The
+// runtime says "CUDA driver version is insufficient for CUDA runtime version" both when the
+// driver is too old and when there is no driver at all; libcuda's presence tells them apart.
+std::string unusable_reason(cudaError_t err) {
+  if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) {
+    void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!libcuda) return "no NVIDIA driver found (libcuda.so.1 is not installed)";
+    dlclose(libcuda);
+    if (err == cudaErrorInsufficientDriver) {
+      int driver = 0, runtime = 0;
+      if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;  // reported as "0.0"
+      if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+      cudaGetLastError();
+      return "the NVIDIA driver is too old: it supports CUDA " + cuda_version(driver) + ", this build needs CUDA " +
+             cuda_version(runtime) + " (update the driver)";
+    }
+    return "no CUDA device found (the NVIDIA driver is installed but sees no GPU)";
+  }
+  if (err == cudaErrorDevicesUnavailable)
+    return "the CUDA device is busy or prohibited (its compute mode does not admit this process)";
+  return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+}
+
+}  // namespace
 
 const CudaDeviceInfo& cuda_device_info() {
   static const CudaDeviceInfo info = [] {
@@ -10,12 +43,12 @@ const CudaDeviceInfo& cuda_device_info() {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-      d.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+      d.reason = unusable_reason(err);
       cudaGetLastError();  // clear the error so later calls start clean
       return d;
     }
     if (count == 0) {
-      d.reason = "no CUDA device found";
+      d.reason = unusable_reason(cudaErrorNoDevice);
       return d;
     }
     cudaDeviceProp prop{};

@@ -1,4 +1,5 @@
 // The command line, called in-process through run_cli.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include "app/cli.h"
 #include "app/lab_cli.h"
 #include "app/lab_registry.h"
+#include "app/registry.h"
 #include "render/png.h"
 #include "test_util.h"
 
@@ -92,6 +94,21 @@ TEST(CliParse, LabSizes) {
   EXPECT_EQ(t.n, 2049u * 4000u);
   for (const char* bad : {"", "0", "-5", "2^31", "2^", "1e6", "x7", "7x", "0x5", "65536x65536", "1073741825", "abc"})
     EXPECT_THROW(parse_lab_size(bad), std::invalid_argument) << bad;
+}
+
+TEST(MachineMessages, NoGpuIsExplainedInPlainWords) {
+  // Without a GPU the reason names the cause (no driver, old driver, no device, busy device, or a
+  // build without CUDA), never the runtime's "driver version is insufficient" for a missing driver.
+  const std::string why = gpu_unavailable_reason();
+  if (why.empty()) return;  // a usable GPU: nothing to explain (the GPU suites run instead)
+  EXPECT_EQ(why.find("insufficient for CUDA runtime"), std::string::npos) << why;
+  void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (libcuda) {
+    dlclose(libcuda);
+  } else if (CIRCLES_HAVE_CUDA) {
+    EXPECT_EQ(why, "no NVIDIA driver found (libcuda.so.1 is not installed)");
+  }
+  EXPECT_EQ(lab_unavailable_reason(), why);
 }
 
 TEST_F(CliTest, KernelsListPrintsTheRegistry) {
