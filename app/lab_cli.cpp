@@ -317,6 +317,18 @@ int run_kernels(const KernelsOptions& o) {
                                   (std::filesystem::is_directory(o.json_path) ? "it is a directory"
                                                                                : "directory '" + d + "' is not writable"));
   }
+  // Host memory: the CPU's side of the largest problem (input, expected result) must fit.
+  const double avail = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  for (const Job& j : jobs) {
+    const double need = lab::host_bytes_needed(j.task, j.type, j.shape);
+    if (avail > 0 && need > 0.9 * avail) {
+      std::fprintf(stderr,
+                   "circles: error: %s of %s needs about %.1f GiB of host memory for its input and CPU check; "
+                   "%.1f GiB are available\n",
+                   lab::task_name(j.task), j.shape.text().c_str(), need / (1u << 30), avail / (1u << 30));
+      return 1;
+    }
+  }
   const std::string why = lab_unavailable_reason();
   if (!why.empty()) {
     std::fprintf(stderr, "circles: error: the kernel lab needs a CUDA GPU: %s\n", why.c_str());

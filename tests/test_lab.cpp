@@ -248,6 +248,16 @@ TEST(LabReference, FloatChecksCatchOneDroppedElementAtLargeSizes) {
   EXPECT_NE(check_result(c, ce, out.data(), -1), "ok");
 }
 
+TEST(LabReference, MemoryNeedsAreDeclared) {
+  const double n = 1 << 20;
+  // Float scan: input, expected value and tolerance scale in double, the read-back output.
+  EXPECT_DOUBLE_EQ(host_bytes_needed(Task::exclusive_scan, Elem::f32, Shape{1 << 20, 0, 0}), n * (4 + 8 + 8 + 4));
+  EXPECT_DOUBLE_EQ(host_bytes_needed(Task::exclusive_scan, Elem::i32, Shape{1 << 20, 0, 0}), n * (4 + 8 + 4));
+  EXPECT_DOUBLE_EQ(host_bytes_needed(Task::reduce_sum, Elem::i32, Shape{1 << 20, 0, 0}), n * 4 + 12);
+  EXPECT_DOUBLE_EQ(device_bytes_needed(Task::segmented_scan, Elem::i32, Shape{1 << 20, 0, 0}), n * 16);
+  EXPECT_DOUBLE_EQ(device_bytes_needed(Task::transpose, Elem::f32, Shape{0, 1024, 1024}), n * 12);
+}
+
 TEST(LabReference, BankConflictArithmetic) {
   EXPECT_DOUBLE_EQ(bank_wavefronts(4, 0), 1);   // broadcast
   EXPECT_DOUBLE_EQ(bank_wavefronts(4, 1), 1);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -54,6 +55,16 @@ struct LabBench::Impl {
 LabBench::LabBench(Task task, Elem type, const Shape& shape, std::uint64_t seed) : impl_(new Impl) {
   const std::string bad = shape_error(task, shape);
   if (!bad.empty()) throw std::invalid_argument(bad);
+  // Refuse what does not fit before allocating anything, with both figures.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const double need = device_bytes_needed(task, type, shape);
+  if (need > 0.95 * static_cast<double>(free_bytes)) {
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s of %s needs about %.1f GiB of device memory; %.1f GiB are free",
+                  task_name(task), shape.text().c_str(), need / (1u << 30), free_bytes / double(1u << 30));
+    throw std::runtime_error(msg);
+  }
   Impl& s = *impl_;
   s.problem = make_problem(task, type, shape, seed);
   const cudaStream_t st = s.stream.get();

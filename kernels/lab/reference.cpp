@@ -261,6 +261,28 @@ double task_bytes(const Problem& p, long long count, int word_bytes) {
   return 0;
 }
 
+namespace {
+double elements(const Shape& s) {
+  return static_cast<double>(s.is_2d() ? static_cast<std::size_t>(s.width) * s.height : s.n);
+}
+}  // namespace
+
+double host_bytes_needed(Task task, Elem type, const Shape& shape) {
+  const double n = elements(shape), out = task == Task::reduce_sum ? 1 : n;
+  const double in = task == Task::bank_read ? 0 : 4 * n;
+  const double flags = task == Task::segmented_scan ? 4 * n : 0;
+  const bool tolerance = type == Elem::f32 && (task == Task::reduce_sum || task == Task::exclusive_scan ||
+                                               task == Task::segmented_scan || task == Task::convolve);
+  return in + flags + out * (8 + (tolerance ? 8 : 0) + 4);
+}
+
+double device_bytes_needed(Task task, Elem, const Shape& shape) {
+  const double n = elements(shape);
+  const double in = task == Task::bank_read ? 0 : 4 * n;
+  const double flags = task == Task::segmented_scan ? 4 * n : 0;
+  return in + flags + 4 * n /* output (also the copy line's) */ + 4 * n /* scratch, about */;
+}
+
 double copy_bytes(const Problem& p) {
   if (p.task == Task::bank_read) return 0;
   return static_cast<double>(p.in.size()) * static_cast<double>(elem_size(p.type));

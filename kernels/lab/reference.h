@@ -68,6 +68,12 @@ double rel_tol(Task task);
 // `out` holds p.out_elems words; `count` is what the variant wrote (ignored without a count).
 std::string check_result(const Problem& p, const Expected& e, const std::uint32_t* out, long long count);
 
+// Memory one problem takes while it is checked: on the host (the input, flags, the expected
+// result in double and the read-back output) and on the device (input, output, flags; the
+// variants' scratch comes on top, at most about one more output's worth).
+double host_bytes_needed(Task task, Elem type, const Shape& shape);
+double device_bytes_needed(Task task, Elem type, const Shape& shape);
+
 // Bytes the task must move at least (read + written; bank_read: shared bytes loaded), the
 // figure GB/s is computed from. `count`: the output count (find_repeats, compact).
 double task_bytes(const Problem& p, long long count, int word_bytes);
