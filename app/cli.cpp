@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cinttypes>
 #include <cstdio>
 #include <exception>
@@ -100,6 +102,36 @@ std::string frame_path(const std::string& pattern, std::int64_t frame, bool seve
   return plain.substr(0, dot) + num + plain.substr(dot);
 }
 
+const char* const kExitCodes =
+    "Exit codes: 0 success; 1 the work failed (a scene file that cannot be read, a check that found a "
+    "difference, a kernel-lab variant that was WRONG, no GPU for the lab, an output that cannot be written); "
+    "2 a command-line mistake (unknown command, option, scene or variant; a renderer unknown or unavailable "
+    "here; a bad size or option value).";
+
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
+          return "a seed is a whole number 0..18446744073709551615, not '" + text + "'";
+        errno = 0;
+        std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) return "a seed is at most 18446744073709551615, not " + text;
+        return "";
+      },
+      "0..2^64-1");
+}
+
+CLI::Validator finite_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v)) return "expected a finite number, not '" + text + "'";
+        return "";
+      },
+      "");
+}
+
 void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   cmd->add_option("--tile-size", s->tile_size,
                   "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's");
@@ -126,7 +158,7 @@ struct FrameJob {
     cmd->add_option("-s,--size", size, "output size WxH; default: the scene's size (1024x1024 for built-ins)");
     cmd->add_option("--frames", frames,
                     "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
-    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
     add_settings_options(cmd, &settings);
   }
 
@@ -136,7 +168,7 @@ struct FrameJob {
     const RendererInfo* info = find_renderer(renderer);
     if (!info) make_renderer(renderer);  // throws with the list of names
     const std::string why = unavailable_reason(*info);
-    if (!why.empty()) throw std::runtime_error("renderer '" + renderer + "' is unavailable: " + why);
+    if (!why.empty()) throw std::invalid_argument("renderer '" + renderer + "' is unavailable: " + why);
     settings = resolve_settings(*info, settings);
     if (!frames.empty()) parse_frames(frames, first, last);
     if (!size.empty()) parse_size(size, w, h);
@@ -262,7 +294,7 @@ int run_cli(int argc, const char* const* argv) {
   check_job.add_to(check);
   check->add_option("--tolerance", tolerance, "largest allowed per-channel difference (0..1)")
       ->capture_default_str()
-      ->check(CLI::Range(0.f, 1.f));
+      ->check(finite_check() & CLI::Range(0.f, 1.f));
   check->add_option("--diff", diff, "where to write the difference image on failure")
       ->capture_default_str();
 
@@ -275,8 +307,8 @@ int run_cli(int argc, const char* const* argv) {
   save->add_option("NAME", save_name, "built-in scene name or scene file")->required();
   save->add_option("FILE", save_path, "output scene file")->required();
   save->add_option("--frame", save_frame, "animation frame to save (default: the scene's own frame)")
-      ->check(CLI::NonNegativeNumber);
-  save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->check(seed_check());
+  save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
 
   BenchOptions bench_opt;
   std::string bench_size = "1024x1024";
@@ -287,9 +319,9 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
   bench->add_option("--frames", bench_opt.frames, "timed frames per pair")->capture_default_str()->check(CLI::Range(1, 100000));
   bench->add_option("--warmup", bench_opt.warmup, "untimed frames first")->capture_default_str()->check(CLI::Range(0, 100000));
-  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str()->check(CLI::Range(0.0, 1e6));
+  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str()->check(finite_check() & CLI::Range(0.0, 1e6));
   bench->add_option("--min-frames", bench_opt.min_frames, "timed frames per pair even past --max-seconds")->capture_default_str()->check(CLI::Range(1, 100000));
-  bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
+  bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
 
@@ -311,7 +343,7 @@ int run_cli(int argc, const char* const* argv) {
                    "--offscreen: the window size (default 1280x720)");
   view->add_option("--render-size", view_opt.render_size,
                    "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
-  view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str()->check(CLI::NonNegativeNumber);
+  view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
   add_settings_options(view, &view_opt.settings);
   view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
   view->add_flag("--offscreen", view_opt.offscreen,
@@ -338,11 +370,34 @@ int run_cli(int argc, const char* const* argv) {
                    "object on the registered texture, or into a registered pixel buffer copied by "
                    "glTexSubImage2D (unused without a CUDA renderer)")
       ->capture_default_str();
-  app.footer(std::string("With no arguments, circles opens the viewer on ") + kDefaultScene + ".");
 #else
   CLI::App* view = app.add_subcommand("view", "interactive viewer (not in this build: configured without the GUI)");
   view->allow_extras();
 #endif
+  // One meaning of the exit codes everywhere, said by every --help.
+  app.footer(std::string(CIRCLES_HAVE_GUI ? "With no arguments, circles opens the viewer on " +
+                                                std::string(kDefaultScene) + ".\n"
+                                          : "") +
+             kExitCodes);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub != kernels) sub->footer(kExitCodes);
+    for (CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) nested->footer(kExitCodes);
+  }
+
+  // An unknown command is named as such (CLI11 would only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::fprintf(stderr, "circles: error: unknown command '%s' (commands: %s; circles --help)\n", argv[1],
+                   names.c_str());
+      return 2;
+    }
+  }
 
   // No arguments at all: the viewer on the default scene (when there is one).
   const bool default_viewer = argc <= 1 && CIRCLES_HAVE_GUI;

@@ -5,6 +5,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace circles {
@@ -12,6 +13,13 @@ namespace circles {
 struct RendererSettings;
 // Adds --tile-size and --batch-size (checked later against the registry by resolve_settings).
 void add_settings_options(CLI::App* cmd, RendererSettings* settings);
+
+// Option checks shared by the commands: a seed is 0..2^64-1, digits only (CLI11 alone would
+// clamp a larger one silently); a real number must be finite (NaN passes a range check).
+CLI::Validator seed_check();
+// What the exit codes mean, for every --help.
+extern const char* const kExitCodes;
+CLI::Validator finite_check();
 
 int run_cli(int argc, const char* const* argv);
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/cli.h"
 #include "app/lab_registry.h"
 #include "kernels/lab/reference.h"
 #if CIRCLES_HAVE_CUDA
@@ -87,12 +88,12 @@ CLI::App* add_kernels_command(CLI::App& app, KernelsOptions* o) {
   k->add_option("--warmup", o->warmup, "untimed runs after the checked one")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  k->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  k->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str()->check(seed_check());
   k->add_option("--json", o->json_path, "also write one record per measurement to this JSON file");
   k->add_flag("--list", o->list, "list the registry (families, variants, knobs, sources) and exit");
-  k->footer("Exit codes: 0 every variant correct, 1 a variant was WRONG or the lab cannot run here (no GPU), "
-            "2 bad command line. Bandwidth: GB/s = 10^9 bytes per second of the bytes the task must move "
-            "(reduce: read; scan, transpose, conv: read + written; banks: shared bytes loaded).");
+  k->footer(std::string("Bandwidth: GB/s = 10^9 bytes per second of the bytes the task must move (reduce: read; "
+                        "scan, transpose, conv: read + written; banks: shared bytes loaded).\n") +
+            kExitCodes);
   return k;
 }
 

@@ -113,10 +113,10 @@ std::unique_ptr<Renderer> make_renderer(const std::string& name, const RendererS
   if (!info) {
     std::string names;
     for (const RendererInfo& r : renderer_registry()) names += (names.empty() ? "" : ", ") + r.name;
-    throw std::runtime_error("unknown renderer '" + name + "' (renderers: " + names + ")");
+    throw std::invalid_argument("unknown renderer '" + name + "' (renderers: " + names + ")");
   }
   const std::string why = unavailable_reason(*info);
-  if (!why.empty()) throw std::runtime_error("renderer '" + name + "' is unavailable: " + why);
+  if (!why.empty()) throw std::invalid_argument("renderer '" + name + "' is unavailable: " + why);
   return info->make(resolve_settings(*info, settings));
 }
 

@@ -32,8 +32,8 @@ std::string default_renderer_name();
 // Fills in defaults and checks `s` against what `info` supports; throws std::invalid_argument
 // naming the supported values.
 RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s);
-// Creates the named renderer; throws std::runtime_error (unknown or unavailable, with reason)
-// or std::invalid_argument (unsupported settings).
+// Creates the named renderer; throws std::invalid_argument (unknown or unavailable, with the
+// reason; unsupported settings): all command-line mistakes (exit 2).
 std::unique_ptr<Renderer> make_renderer(const std::string& name, const RendererSettings& settings = {});
 // "tile 16, batch 256" (what the settings resolve to), or "" for a renderer without knobs.
 std::string describe_settings(const RendererInfo& info, const RendererSettings& settings);

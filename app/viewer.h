@@ -49,8 +49,9 @@ struct ViewerConfig {
   std::string no_interop_source;  // "--no-interop" or "CIRCLES_FORCE_NO_INTEROP=1"
 };
 
-// Checks and resolves `opt`. Throws std::invalid_argument for bad usage (exit 2) and
-// std::runtime_error (SceneError included) for unknown scenes or renderers (exit 1).
+// Checks and resolves `opt`. Throws std::invalid_argument for bad usage, unknown scenes and
+// unknown or unavailable renderers included (exit 2), and SceneError for a scene file that cannot
+// be read (exit 1).
 ViewerConfig resolve_viewer_options(const ViewerOptions& opt);
 
 // Runs the viewer; returns the exit status. Prints a clear error and returns 1 when no window

@@ -76,7 +76,7 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   const RendererInfo* info = find_renderer(c.renderer);
   if (!info) make_renderer(c.renderer);  // throws, listing the names
   const std::string why = unavailable_reason(*info);
-  if (!why.empty()) throw std::runtime_error("renderer '" + c.renderer + "' is unavailable: " + why);
+  if (!why.empty()) throw std::invalid_argument("renderer '" + c.renderer + "' is unavailable: " + why);
   c.settings = resolve_settings(*info, opt.settings);  // std::invalid_argument: usage
   for (const RendererInfo& r : renderer_registry()) {
     if (!r.needs_gpu) continue;

@@ -257,7 +257,7 @@ Scene make_builtin_scene(const std::string& name, std::uint64_t seed) {
   if (!info) {
     std::string names;
     for (const SceneInfo& s : scene_registry()) names += (names.empty() ? "" : ", ") + s.name;
-    throw std::runtime_error("unknown scene '" + name + "' (built-in scenes: " + names +
+    throw std::invalid_argument("unknown scene '" + name + "' (built-in scenes: " + names +
                              "; or give a scene file path)");
   }
   return info->make(seed);

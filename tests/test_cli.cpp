@@ -164,6 +164,52 @@ TEST_F(CliTest, KernelsRunsOrSaysWhyNot) {
   }
 }
 
+TEST_F(CliTest, ExitCodesMeanOneThingEverywhere) {
+  // 2: every command-line mistake, in every command.
+  auto usage = [&](std::vector<std::string> args, const char* message) {
+    ::testing::internal::CaptureStderr();
+    const int rc = cli(args);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(rc, 2) << joined << "\n" << err;
+    EXPECT_NE(err.find(message), std::string::npos) << joined << "\n" << err;
+  };
+  usage({"frobnicate"}, "unknown command 'frobnicate'");
+  usage({"render", "no-such-scene"}, "unknown scene 'no-such-scene'");
+  usage({"check", "no-such-scene"}, "unknown scene");
+  usage({"scene", "save", "no-such-scene", path("x.scene")}, "unknown scene");
+  usage({"bench", "--scenes", "no-such-scene"}, "unknown scene");
+  usage({"render", "rgb", "-r", "no-such-renderer"}, "unknown renderer");
+  usage({"bench", "--renderers", "no-such-renderer"}, "unknown renderer");
+  usage({"render", "rgb", "--seed", "18446744073709551616"}, "a seed is at most 18446744073709551615");
+  usage({"render", "rgb", "--seed", "-1"}, "a seed is a whole number");
+  usage({"bench", "--seed", "1e3"}, "a seed is a whole number");
+  usage({"kernels", "--seed", "x"}, "a seed is a whole number");
+  usage({"check", "rgb", "--tolerance", "nan"}, "finite");
+  usage({"bench", "--max-seconds", "nan"}, "finite");
+  usage({"render", "rgb", "-s", "0x10"}, "bad size");
+  // An unavailable renderer is a command-line mistake too; with a GPU the same call succeeds.
+  const std::string why = gpu_unavailable_reason();
+  if (!why.empty()) {
+    usage({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")}, "is unavailable");
+  } else {
+    EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")}), 0);
+  }
+  // 1: the work itself failed (here: a scene file that cannot be read).
+  std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n";
+  EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("b.png")}), 1);
+  // Every --help says so.
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"render", "--help"}, {"check", "--help"}, {"scene", "save", "--help"}, {"bench", "--help"},
+           {"kernels", "--help"}, {"list", "--help"}}) {
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(cli(args), 0);
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    EXPECT_NE(out.find("Exit codes: 0 success; 1 the work failed"), std::string::npos) << args[0];
+  }
+}
+
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
   ASSERT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "-s", "70x33", "-o", path("rgb.png")}), 0);
   const Image img = read_png(path("rgb.png"));
@@ -181,10 +227,10 @@ TEST_F(CliTest, RenderSeveralFramesNumbersTheFiles) {
 }
 
 TEST_F(CliTest, BadInputFailsWithoutOutput) {
-  EXPECT_EQ(cli({"render", "no-such-scene", "-o", path("a.png")}), 1);
+  EXPECT_EQ(cli({"render", "no-such-scene", "-o", path("a.png")}), 2);
   EXPECT_EQ(cli({"render", "rgb", "-s", "0x10", "-o", path("a.png")}), 2);
   EXPECT_EQ(cli({"render", "rgb", "--frames", "4:2", "-o", path("a.png")}), 2);
-  EXPECT_EQ(cli({"render", "rgb", "-r", "no-such-renderer", "-o", path("a.png")}), 1);
+  EXPECT_EQ(cli({"render", "rgb", "-r", "no-such-renderer", "-o", path("a.png")}), 2);
   std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
   EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("a.png")}), 1);
   EXPECT_FALSE(fs::exists(path("a.png")));
@@ -211,7 +257,7 @@ TEST_F(CliTest, SceneSaveDefaultsToTheScenesOwnFrame) {
 }
 
 TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {
-  EXPECT_EQ(cli({"bench", "--scenes", "rgb,nosuch", "--renderers", "cpu-mt", "--frames", "1"}), 1);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb,nosuch", "--renderers", "cpu-mt", "--frames", "1"}), 2);
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "--tile-size", "32"}), 2);
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref,cpu-mt", "--tile-size", "16",
                  "--frames", "1", "--warmup", "0", "--json", path("b.json")}),

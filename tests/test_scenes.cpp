@@ -169,7 +169,7 @@ TEST(BuiltinScenes, UnknownNameListsTheBuiltins) {
   try {
     make_builtin_scene("nope");
     FAIL();
-  } catch (const std::runtime_error& e) {
+  } catch (const std::invalid_argument& e) {  // a command-line mistake (exit 2)
     EXPECT_NE(std::string(e.what()).find("rand10k"), std::string::npos);
   }
 }
