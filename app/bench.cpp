@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 
 #include "render/builtin_scenes.h"
 #include "app/registry.h"
+#include "render/output_file.h"
 #include "render/renderer.h"
 
 namespace circles {
@@ -83,11 +83,7 @@ int run_bench(const BenchOptions& opt) {
     std::error_code ec;
     if (!find_scene(s) && !std::filesystem::exists(s, ec)) make_builtin_scene(s);  // throws, listing names
   }
-  std::ofstream json_file;
-  if (!opt.json_path.empty()) {
-    json_file.open(opt.json_path);
-    if (!json_file) throw std::runtime_error("cannot write '" + opt.json_path + "'");
-  }
+  if (!opt.json_path.empty()) check_output_path(opt.json_path, "--json");  // before any timing
   nlohmann::json results = nlohmann::json::array();
   std::printf("%-14s %-20s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
               "min ms", "max ms", "stage medians (ms)");
@@ -142,11 +138,7 @@ int run_bench(const BenchOptions& opt) {
                          {"stage_median_ms", stage_json}});
     }
   }
-  if (json_file.is_open()) {
-    json_file << results.dump(2) << "\n";
-    json_file.flush();
-    if (!json_file) throw std::runtime_error("cannot write '" + opt.json_path + "'");
-  }
+  if (!opt.json_path.empty()) write_file_atomically(opt.json_path, results.dump(2) + "\n", "JSON file");
   return 0;
 }
 

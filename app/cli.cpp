@@ -18,6 +18,7 @@
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
 #include "render/cpu_renderers.h"
+#include "render/output_file.h"
 #include "render/png.h"
 #include "app/registry.h"
 #include "render/scene_io.h"
@@ -149,12 +150,13 @@ struct FrameJob {
   std::string frames;
   std::uint64_t seed = kDefaultSeed;
   RendererSettings settings;
+  CLI::Option* renderer_opt = nullptr;
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
         ->capture_default_str();
-    cmd->add_option("-r,--renderer", renderer,
-                    "renderer (see `circles list`); default: " + default_renderer_name());
+    renderer_opt = cmd->add_option("-r,--renderer", renderer,
+                                   "renderer (see `circles list`); default: " + default_renderer_name());
     cmd->add_option("-s,--size", size, "output size WxH; default: the scene's size (1024x1024 for built-ins)");
     cmd->add_option("--frames", frames,
                     "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
@@ -164,6 +166,8 @@ struct FrameJob {
 
   // Resolves everything up front, so a bad flag fails before any work is done.
   void resolve(Scene* s, int* w, int* h, std::int64_t* first, std::int64_t* last) {
+    if (renderer_opt && renderer_opt->count() && renderer.empty())
+      throw std::invalid_argument("-r/--renderer is empty: name a renderer (see `circles list`)");
     if (renderer.empty()) renderer = default_renderer_name();
     const RendererInfo* info = find_renderer(renderer);
     if (!info) make_renderer(renderer);  // throws with the list of names
@@ -203,21 +207,40 @@ int cmd_list() {
   return 0;
 }
 
-int cmd_render(FrameJob& job, const std::string& out_pattern) {
+int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
   Scene scene;
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
   job.resolve(&scene, &w, &h, &first, &last);
   const bool several = last - first > 1;
   std::string pattern = out_pattern;
-  if (pattern.empty()) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
-  frame_path(pattern, first, several);  // a bad pattern fails before any work
+  if (!out_given) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
+  // A bad pattern, an empty -o or an unwritable place fails before any work.
+  if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
+  const std::string first_path = frame_path(pattern, first, several);
+  const std::string last_path = frame_path(pattern, last - 1, several);
+  check_output_path(first_path, "-o");
+  if (several)
+    std::fprintf(stderr, "%s: %" PRId64 " frames -> %" PRId64 " files, %s ... %s\n", job.scene.c_str(),
+                 last - first, last - first, first_path.c_str(), last_path.c_str());
   std::unique_ptr<Renderer> r = make_renderer(job.renderer, job.settings);
   Image img;
   run_frames(*r, scene, w, h, first, last, [&](std::int64_t f) {
     r->read_image(&img);
     const std::string path = frame_path(pattern, f, several);
-    write_png(path, img);
+    try {
+      write_png(path, img);
+    } catch (const std::runtime_error& e) {
+      if (!several) throw;
+      // Say which frame failed and what became of the others.
+      const std::string done = f > first ? "frames " + std::to_string(first) + ".." + std::to_string(f - 1) +
+                                               " were written (" + first_path + " ... " +
+                                               frame_path(pattern, f - 1, several) + ")"
+                                         : "no frame was written";
+      throw std::runtime_error(std::string(e.what()) + "; frame " + std::to_string(f) + " failed, " + done +
+                               ", frames " + std::to_string(f) + ".." + std::to_string(last - 1) +
+                               " were not written");
+    }
     std::fprintf(stderr, "%s: frame %" PRId64 " (%dx%d, %s) -> %s\n", job.scene.c_str(), f, w, h,
                  job.renderer.c_str(), path.c_str());
   });
@@ -229,7 +252,7 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
   job.resolve(&scene, &w, &h, &first, &last);
-  frame_path(diff_pattern, first, last - first > 1);  // a bad pattern fails before any work
+  check_output_path(frame_path(diff_pattern, first, last - first > 1), "--diff");  // before any work
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
   std::unique_ptr<Renderer> test = make_renderer(job.renderer, job.settings);
   ref->load(scene, w, h);
@@ -262,6 +285,7 @@ int cmd_scene_save(const std::string& name, const std::string& path, std::int64_
   if (frame < s.frame)
     throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
                                 std::to_string(s.frame));
+  check_output_path(path, "FILE");
   advance_scene(&s, frame - s.frame);
   save_scene_file(s, path);
   std::fprintf(stderr, "%s: frame %" PRId64 ", %zu circles -> %s\n", name.c_str(), s.frame,
@@ -282,7 +306,7 @@ int run_cli(int argc, const char* const* argv) {
   std::string out;
   CLI::App* render = app.add_subcommand("render", "render a scene to PNG (one file per frame)");
   render_job.add_to(render);
-  render->add_option("-o,--output", out,
+  CLI::Option* out_opt = render->add_option("-o,--output", out,
                      "PNG path; default SCENE.png. Several frames: a printf pattern (f%04d.png) or "
                      "NAME-NNNN.png");
 
@@ -421,7 +445,7 @@ int run_cli(int argc, const char* const* argv) {
     }
 #endif
     if (*list) return cmd_list();
-    if (*render) return cmd_render(render_job, out);
+    if (*render) return cmd_render(render_job, out, out_opt->count() > 0);
     if (*check) return cmd_check(check_job, tolerance, diff);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*kernels) return run_kernels(kernels_opt);

@@ -8,14 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "app/cli.h"
 #include "app/lab_registry.h"
 #include "kernels/lab/reference.h"
+#include "render/output_file.h"
 #if CIRCLES_HAVE_CUDA
 #include "kernels/cuda_device.h"
 #include "kernels/lab/lab_run.h"
@@ -310,13 +309,7 @@ int run_kernels(const KernelsOptions& o) {
   const std::vector<Job> jobs = plan(o);  // a bad selection fails here, GPU or not (--list too)
   if (o.list) return list_registry();
   if (!o.json_path.empty()) {
-    // Refuse an unwritable JSON path before any work (without creating the file).
-    const std::filesystem::path dir = std::filesystem::path(o.json_path).parent_path();
-    const std::string d = dir.empty() ? "." : dir.string();
-    if (std::filesystem::is_directory(o.json_path) || access(d.c_str(), W_OK) != 0)
-      throw std::invalid_argument("cannot write the JSON file '" + o.json_path + "': " +
-                                  (std::filesystem::is_directory(o.json_path) ? "it is a directory"
-                                                                               : "directory '" + d + "' is not writable"));
+    check_output_path(o.json_path, "--json");  // before any work, without creating the file
   }
   // Host memory: the CPU's side of the largest problem (input, expected result) must fit.
   const double avail = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -412,13 +405,7 @@ int run_kernels(const KernelsOptions& o) {
   }
   std::printf("\n(* a library reference line; x first = the first row's median / this median)\n");
   if (!o.json_path.empty()) {
-    const std::string tmp = o.json_path + ".tmp";
-    {
-      std::ofstream f(tmp);
-      f << records.dump(1) << "\n";
-      if (!f) throw std::runtime_error("cannot write " + tmp);
-    }
-    std::filesystem::rename(tmp, o.json_path);
+    write_file_atomically(o.json_path, records.dump(1) + "\n", "JSON file");
     std::fprintf(stderr, "kernels: %zu measurements -> %s\n", records.size(), o.json_path.c_str());
   }
   if (wrong) {

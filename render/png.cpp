@@ -1,5 +1,7 @@
 #include "render/png.h"
 
+#include "render/output_file.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,18 +21,12 @@ namespace circles {
 void write_png(const std::string& path, const Image& img) {
   if (img.width <= 0 || img.height <= 0) throw std::runtime_error("cannot write '" + path + "': empty image");
   const std::vector<std::uint8_t> rgba = to_rgba8(img);
-  // Write to a temporary name and rename, so a failure never leaves a partial PNG behind.
-  const std::string tmp = path + ".tmp";
-  if (!stbi_write_png(tmp.c_str(), img.width, img.height, 4, rgba.data(), img.width * 4)) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write PNG '" + path + "': " + why);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write PNG '" + path + "': " + why);
-  }
+  int len = 0;
+  unsigned char* png = stbi_write_png_to_mem(rgba.data(), img.width * 4, img.width, img.height, 4, &len);
+  if (!png) throw std::runtime_error("cannot write PNG '" + path + "': out of memory while encoding");
+  const std::string bytes(reinterpret_cast<const char*>(png), static_cast<std::size_t>(len));
+  STBIW_FREE(png);
+  write_file_atomically(path, bytes, "PNG");
 }
 
 Image read_png(const std::string& path) {

@@ -2,7 +2,8 @@
 // error with its line and column, and a to_chars-based writer whose floats round-trip bit for bit.
 #include "render/scene_io.h"
 
-#include <unistd.h>  // getpid, for the temporary file name
+#include "render/output_file.h"
+
 
 #include <array>
 #include <cerrno>
@@ -567,23 +568,9 @@ std::string format_scene(const Scene& scene) {
   return out;
 }
 
-// Writes to PATH.tmp.<pid> and renames it over PATH, so readers never see a partial file.
+// Written atomically (render/output_file.h): readers never see a partial file.
 void save_scene_file(const Scene& scene, const std::string& path) {
-  const std::string text = format_scene(scene);
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  auto failure = [&](int err) {
-    std::remove(tmp.c_str());
-    return std::runtime_error("cannot write scene file '" + path + "': " + std::strerror(err));
-  };
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw failure(errno);
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int err = written ? 0 : errno;
-  if (std::fflush(f) != 0 && err == 0) err = errno;
-  if (std::fclose(f) != 0 && err == 0) err = errno;
-  if (!written && err == 0) err = EIO;
-  if (err != 0) throw failure(err);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw failure(errno);
+  write_file_atomically(path, format_scene(scene), "scene file");
 }
 
 }  // namespace circles

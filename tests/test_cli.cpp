@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "app/cli.h"
 #include "app/lab_cli.h"
@@ -208,6 +209,64 @@ TEST_F(CliTest, ExitCodesMeanOneThingEverywhere) {
     const std::string out = ::testing::internal::GetCapturedStdout();
     EXPECT_NE(out.find("Exit codes: 0 success; 1 the work failed"), std::string::npos) << args[0];
   }
+}
+
+TEST_F(CliTest, OutputsAreCheckedBeforeAnyWork) {
+  const std::string missing = path("no/such/dir/");
+  fs::create_directories(path("adir"));
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"render", "rgb", "-s", "8x8", "-o", ""},
+           {"render", "rgb", "-s", "8x8", "-r", "", "-o", path("x.png")},
+           {"render", "rgb", "-s", "8x8", "-o", missing + "x.png"},
+           {"render", "rgb", "-s", "8x8", "-o", path("adir")},
+           {"render", "hypnosis", "-s", "8x8", "--frames", "0:3", "-o", missing + "f%d.png"},
+           {"check", "rgb", "-s", "8x8", "--diff", missing + "d.png"},
+           {"scene", "save", "rgb", missing + "x.scene"},
+           {"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--json", missing + "b.json"},
+           {"kernels", "reduce", "--json", missing + "k.json"},
+       }) {
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(cli(args), 2) << joined;
+  }
+  EXPECT_FALSE(fs::exists(path("no")));
+  EXPECT_FALSE(fs::exists(path("x.png")));
+}
+
+TEST_F(CliTest, WritesAreAtomicAndFollowSymlinks) {
+  // An unrelated file with the old fixed temporary name is left alone.
+  std::ofstream(path("out.png.tmp")) << "keep me";
+  ASSERT_EQ(cli({"render", "rgb", "-s", "8x8", "-o", path("out.png")}), 0);
+  EXPECT_EQ(slurp(path("out.png.tmp")), "keep me");
+  // Writing through a symlink writes its target and keeps the link.
+  fs::create_symlink("target.png", path("link.png"));
+  ASSERT_EQ(cli({"render", "rgb", "-s", "8x8", "-o", path("link.png")}), 0);
+  EXPECT_TRUE(fs::is_symlink(path("link.png")));
+  EXPECT_EQ(slurp(path("target.png")), slurp(path("out.png")));
+  // Nothing else is left behind (no temporary files).
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"out.png", "out.png.tmp", "link.png", "target.png"}));
+  // A scene file and a JSON file go the same way.
+  ASSERT_EQ(cli({"scene", "save", "rgb", path("s.scene")}), 0);
+  ASSERT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--frames", "1", "--warmup", "0",
+                 "--json", path("b.json")}),
+            0);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".XXXXXX"), std::string::npos);
+}
+
+TEST_F(CliTest, SeveralFramesSayWhatWasWrittenWhenOneFails) {
+  fs::create_directories(path("f1.png"));  // frame 1's file cannot be written
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"render", "hypnosis", "-s", "8x8", "--frames", "0:3", "-o", path("f%d.png")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("3 frames -> 3 files"), std::string::npos) << err;
+  EXPECT_NE(err.find("frame 1 failed, frames 0..0 were written"), std::string::npos) << err;
+  EXPECT_NE(err.find("frames 1..2 were not written"), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(path("f0.png")));
+  EXPECT_FALSE(fs::exists(path("f2.png")));
 }
 
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {

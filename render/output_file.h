@@ -1,0 +1,23 @@
+// Writing output files safely, one way for every file circles writes (PNG frames, scene files,
+// JSON results): checked before the work starts, written through a unique temporary file in the
+// same directory and renamed over the target, so a failure or an interruption never leaves a
+// partial file and never clobbers an unrelated one. Writing through a symlink writes its target
+// and keeps the link, as other tools do.
+#pragma once
+#include <string>
+
+namespace circles {
+
+// Where writing `path` lands: the final target of a symlink (relative links resolved against the
+// link's directory), else `path` itself.
+std::string output_target(const std::string& path);
+
+// Throws std::invalid_argument (a command-line mistake) when `path` cannot be written: empty, an
+// existing directory, or its directory missing or not writable. `what` names the option ("-o").
+void check_output_path(const std::string& path, const std::string& what);
+
+// Writes `bytes` to `path` atomically (see above). Throws std::runtime_error "cannot write WHAT
+// 'PATH': reason"; the target is then untouched.
+void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what);
+
+}  // namespace circles
