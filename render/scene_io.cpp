@@ -399,6 +399,15 @@ class Parser {
     return v;
   }
 
+  // A circle's colour component: 0 up to 1e6. Above 1 is allowed (classic scenes use red 1.2 and
+  // rely on it): blending uses the value as it is; only 8-bit output clamps.
+  float intensity(const Line& l, const Token& t, const char* field) const {
+    const float v = number(l, t, field);
+    if (!(v >= 0.f && v <= kMaxMagnitude))
+      fail(l, t.begin, std::string(field) + " must be between 0 and 1e6, found " + quote(t));
+    return v;
+  }
+
   Circle parse_circle(const Line& l) const {
     if (l.count != 8 && l.count != 10) {
       const std::string found = ", found " + std::to_string(l.count);
@@ -415,9 +424,9 @@ class Parser {
     c.radius = bounded(l, l.field[3], "radius");
     if (!(c.radius > 0.f))
       fail(l, l.field[3].begin, "radius must be greater than 0, found " + quote(l.field[3]));
-    c.r = unit(l, l.field[4], "r");
-    c.g = unit(l, l.field[5], "g");
-    c.b = unit(l, l.field[6], "b");
+    c.r = intensity(l, l.field[4], "r");
+    c.g = intensity(l, l.field[5], "g");
+    c.b = intensity(l, l.field[6], "b");
     c.a = unit(l, l.field[7], "a");
     if (l.count == 10) {
       c.vx = bounded(l, l.field[8], "vx");

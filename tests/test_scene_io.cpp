@@ -15,6 +15,9 @@
 
 #include "render/scene.h"
 #include "render/scene_io.h"
+#include "render/cpu_renderers.h"
+#include "render/image.h"
+#include "render/renderer.h"
 
 namespace circles {
 namespace {
@@ -606,13 +609,36 @@ TEST(SceneErrors, ColorRange) {
                       "a must be in [0, 1], found '-0.1'"));
   EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 1 0 0 1.5"), 3, 21,
                       "a must be in [0, 1], found '1.5'"));
-  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 1 2 0 1"), 3, 17,
-                      "g must be in [0, 1], found '2'"));
-  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 1.0000001 0 0 1"), 3, 15, "r must be in [0, 1]"));
+  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 1 -2 0 1"), 3, 17,
+                      "g must be between 0 and 1e6, found '-2'"));
+  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 2e6 0 0 1"), 3, 15, "r must be between 0 and 1e6"));
+  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 0.1 nan 0 0 1"), 3, 15, "r"));
   EXPECT_TRUE(ErrorAt("circles-scene 1\nbackground solid 0 0 1.5\n", 2, 22,
                       "B must be in [0, 1], found '1.5'"));
   EXPECT_TRUE(ErrorAt("circles-scene 1\nbackground gradient 0 0 0 1 -1 1\n", 2, 29,
                       "BG must be in [0, 1], found '-1'"));
+}
+
+TEST(SceneColors, ComponentsAboveOneBlendUnclampedAndClampOnlyIn8BitOutput) {
+  // Classic scenes use red up to 1.2: it loads, blends as it is, and clamps only in the PNG bytes.
+  const Scene s = parse_scene("circles-scene 1\nsize 4 4\nbackground solid 0 0 0 1\ncount 1\n"
+                              "0.5 0.5 0 10 1.2 0 0 0.5\n",
+                              "bright.scene");
+  ASSERT_EQ(s.circles.size(), 1u);
+  EXPECT_FLOAT_EQ(s.circles[0].r, 1.2f);
+  std::unique_ptr<Renderer> r = make_cpu_ref_renderer({});
+  Image img;
+  run_frames(*r, s, 4, 4, 0, 1, [&](std::int64_t) { r->read_image(&img); });
+  EXPECT_FLOAT_EQ(img.at(1, 1).x, 0.6f);  // 0.5 * 1.2 + 0.5 * 0: not clamped to 0.5
+  const Scene twice = parse_scene("circles-scene 1\nsize 4 4\nbackground solid 0 0 0 1\ncount 2\n"
+                                  "0.5 0.5 0 10 1.2 0 0 0.5\n0.5 0.5 0 10 1.2 0 0 1\n",
+                                  "bright2.scene");
+  std::unique_ptr<Renderer> r2 = make_cpu_ref_renderer({});
+  run_frames(*r2, twice, 4, 4, 0, 1, [&](std::int64_t) { r2->read_image(&img); });
+  EXPECT_FLOAT_EQ(img.at(1, 1).x, 1.2f);
+  EXPECT_EQ(to_rgba8(img)[0], 255);  // clamped in the 8-bit output only
+  // It is saved and read back unchanged.
+  EXPECT_FLOAT_EQ(parse_scene(format_scene(s), "again.scene").circles[0].r, 1.2f);
 }
 
 TEST(SceneErrors, FewerCirclesThanDeclared) {
