@@ -89,6 +89,8 @@ int run_bench(const BenchOptions& opt) {
               "min ms", "max ms", "stage medians (ms)");
   using Clock = std::chrono::steady_clock;
   for (const std::string& scene_name : scenes) {
+    if (const std::string note = scene_source_note(scene_name); !note.empty())
+      std::fprintf(stderr, "bench: note: %s\n", note.c_str());
     const Scene scene = load_scene(scene_name, opt.seed);
     for (const Variant& variant : variants) {
       const std::string& rname = variant.label;

@@ -176,6 +176,8 @@ struct FrameJob {
     settings = resolve_settings(*info, settings);
     if (!frames.empty()) parse_frames(frames, first, last);
     if (!size.empty()) parse_size(size, w, h);
+    if (const std::string note = scene_source_note(scene); !note.empty())
+      std::fprintf(stderr, "circles: note: %s\n", note.c_str());
     *s = load_scene(scene, seed);
     if (size.empty()) *w = s->width, *h = s->height;
     if (frames.empty()) *first = s->frame, *last = s->frame + 1;
@@ -280,6 +282,8 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
 
 int cmd_scene_save(const std::string& name, const std::string& path, std::int64_t frame,
                    std::uint64_t seed) {
+  if (const std::string note = scene_source_note(name); !note.empty())
+    std::fprintf(stderr, "circles: note: %s\n", note.c_str());
   Scene s = load_scene(name, seed);
   if (frame < 0) frame = s.frame;
   if (frame < s.frame)

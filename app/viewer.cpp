@@ -251,6 +251,7 @@ void Viewer::setup() {
 
 bool Viewer::load_scene_source(const std::string& source) {
   try {
+    if (const std::string note = scene_source_note(source); !note.empty()) report("scene: note: %s", note.c_str());
     auto scene = std::make_shared<const Scene>(load_scene(source, ui_.scene.seed));
     scene_ = std::move(scene);
     scene_source_ = source;

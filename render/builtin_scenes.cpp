@@ -263,6 +263,13 @@ Scene make_builtin_scene(const std::string& name, std::uint64_t seed) {
   return info->make(seed);
 }
 
+std::string scene_source_note(const std::string& name_or_path) {
+  std::error_code ec;
+  if (!find_scene(name_or_path) || !std::filesystem::is_regular_file(name_or_path, ec)) return "";
+  return "'" + name_or_path + "' is both a built-in scene and a file here; using the built-in (give ./" +
+         name_or_path + " for the file)";
+}
+
 Scene load_scene(const std::string& name_or_path, std::uint64_t seed) {
   if (find_scene(name_or_path)) return make_builtin_scene(name_or_path, seed);
   std::error_code ec;

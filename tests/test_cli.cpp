@@ -12,6 +12,7 @@
 #include "app/lab_cli.h"
 #include "app/lab_registry.h"
 #include "app/registry.h"
+#include "render/builtin_scenes.h"
 #include "render/png.h"
 #include "test_util.h"
 
@@ -267,6 +268,23 @@ TEST_F(CliTest, SeveralFramesSayWhatWasWrittenWhenOneFails) {
   EXPECT_NE(err.find("frames 1..2 were not written"), std::string::npos) << err;
   EXPECT_TRUE(fs::exists(path("f0.png")));
   EXPECT_FALSE(fs::exists(path("f2.png")));
+}
+
+TEST_F(CliTest, ABuiltinNameThatIsAlsoAFileHereSaysWhichWasUsed) {
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  ASSERT_EQ(cli({"scene", "save", "rgby", "rgb"}), 0);  // a file named like another built-in
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"render", "rgb", "-s", "8x8", "-o", "a.png"});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(cli({"render", "./rgb", "-s", "8x8", "-o", "b.png"}), 0);
+  ASSERT_EQ(cli({"render", "rgby", "-s", "8x8", "-o", "c.png"}), 0);
+  fs::current_path(before);
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(err.find("'rgb' is both a built-in scene and a file here; using the built-in"), std::string::npos) << err;
+  EXPECT_NE(slurp(path("a.png")), slurp(path("b.png")));  // the built-in rgb, not the file
+  EXPECT_EQ(slurp(path("b.png")), slurp(path("c.png")));  // ./rgb is the saved rgby
+  EXPECT_EQ(scene_source_note("rand10k"), "");
 }
 
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
