@@ -41,6 +41,7 @@ SceneError::SceneError(const std::string& file, int line, int column, const std:
 namespace {
 
 constexpr std::uint64_t kMaxCircles = 100000000;
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{8} << 30;  // 8 GiB: 1e8 circle lines of ~80 bytes
 constexpr std::size_t kMinCircleLineBytes = 16;  // "0 0 0 1 0 0 0 0" plus its line feed
 constexpr std::int64_t kMaxImageSize = 16384;
 constexpr std::int64_t kMaxFrame = std::int64_t{1} << 62;
@@ -182,7 +183,10 @@ class Parser {
       line->count = count;
       // p is at the line feed or at the end of the text.
       pos_ = p < end ? p + 1 : end;
-      if (p < end) ++line_number_;
+      if (p < end) {
+        if (line_number_ == INT_MAX) fail(*line, p, "more than 2147483647 lines");
+        ++line_number_;
+      }
       if (count > 0) return true;
     }
     return false;
@@ -482,18 +486,32 @@ Scene load_scene_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw SceneError(path, 0, 0, std::string("cannot open file: ") + std::strerror(errno));
   std::string text;
+  auto refuse = [&](const std::string& why) {
+    std::fclose(f);
+    return SceneError(path, 0, 0, why);
+  };
+  const std::string limit = "scene files are limited to 8 GiB (docs/FORMAT.md)";
   try {
     std::error_code ec;
     const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxFileBytes)
+      throw refuse("the file is " + std::to_string(size >> 20) + " MiB; " + limit);
     if (!ec && size > 0) {
       text.resize(static_cast<std::size_t>(size));
       text.resize(std::fread(&text[0], 1, text.size(), f));
     }
-    // Whatever is left: everything when the size is unknown (pipes), or what the file grew by.
+    // Whatever is left: everything when the size is unknown (pipes, devices), or what the file
+    // grew by. Input that never ends (/dev/zero, /dev/urandom) stops at the first NUL byte, which
+    // no scene text has, or at the size limit.
     char chunk[65536];
     std::size_t n;
-    while (!std::ferror(f) && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+    while (!std::ferror(f) && (n = std::fread(chunk, 1, sizeof chunk, f)) > 0) {
+      if (const void* nul = std::memchr(chunk, 0, n))
+        throw refuse("not a scene text file: a NUL byte at byte " +
+                     std::to_string(text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - chunk)));
+      if (text.size() + n > kMaxFileBytes) throw refuse("more than 8 GiB read; " + limit);
       text.append(chunk, n);
+    }
   } catch (const std::bad_alloc&) {
     std::fclose(f);
     throw SceneError(path, 0, 0, "not enough memory to read the file");

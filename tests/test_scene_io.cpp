@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
@@ -639,6 +640,35 @@ TEST(SceneColors, ComponentsAboveOneBlendUnclampedAndClampOnlyIn8BitOutput) {
   EXPECT_EQ(to_rgba8(img)[0], 255);  // clamped in the 8-bit output only
   // It is saved and read back unchanged.
   EXPECT_FLOAT_EQ(parse_scene(format_scene(s), "again.scene").circles[0].r, 1.2f);
+}
+
+TEST(SceneFiles, InputThatNeverEndsIsRefusedAtOnce) {
+  // A device that never ends stops at its first NUL byte, never reading on until memory runs out.
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    try {
+      load_scene_file(dev);
+      FAIL() << dev;
+    } catch (const SceneError& e) {
+      EXPECT_NE(e.message().find("not a scene text file: a NUL byte at byte"), std::string::npos) << e.what();
+    }
+  }
+  // A file over the size limit is refused before it is read (a sparse file: no disk used).
+  const std::string big = ::testing::TempDir() + "circles_big.scene";
+  {
+    std::ofstream(big) << "circles-scene 1\n";
+  }
+  std::error_code ec;
+  std::filesystem::resize_file(big, (std::uintmax_t{8} << 30) + 1, ec);
+  if (!ec) {
+    try {
+      load_scene_file(big);
+      ADD_FAILURE() << "no error";
+    } catch (const SceneError& e) {
+      EXPECT_NE(e.message().find("scene files are limited to 8 GiB"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(big);
+  ASSERT_FALSE(ec) << "could not make a sparse file: " << ec.message();
 }
 
 TEST(SceneErrors, FewerCirclesThanDeclared) {
