@@ -32,6 +32,14 @@ class GlSurface {
   virtual void poll_events() {}
   // Scene files dropped onto the window since the last call.
   virtual std::vector<std::string> take_dropped_files() { return {}; }
+  // Key presses since the last call, every one, in order (GLFW key codes; `repeat` for a held
+  // key's auto-repeat). Events, not the key state polled once per frame: a tap that begins and
+  // ends between two frames still counts, however slow the frames are.
+  struct KeyPress {
+    int key;
+    bool repeat;
+  };
+  virtual std::vector<KeyPress> take_key_presses() { return {}; }
 
   // The ImGui platform side: GLFW backend for a window; a fixed display size offscreen.
   virtual void imgui_init() = 0;

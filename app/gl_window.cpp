@@ -81,11 +81,18 @@ class GlfwSurface final : public GlSurface {
   void request_close() override { glfwSetWindowShouldClose(window_.get(), GLFW_TRUE); }
   void poll_events() override { glfwPollEvents(); }
   std::vector<std::string> take_dropped_files() override { return std::exchange(dropped_, {}); }
+  std::vector<KeyPress> take_key_presses() override { return std::exchange(keys_, {}); }
 
   void imgui_init() override {
     if (!ImGui_ImplGlfw_InitForOpenGL(window_.get(), true))
       throw std::runtime_error("ImGui_ImplGlfw_InitForOpenGL failed");
     imgui_ready_ = true;
+    // Our key callback feeds ImGui's, then queues the press for the shortcuts.
+    glfwSetKeyCallback(window_.get(), [](GLFWwindow* win, int key, int scancode, int action, int mods) {
+      ImGui_ImplGlfw_KeyCallback(win, key, scancode, action, mods);
+      auto* self = static_cast<GlfwSurface*>(glfwGetWindowUserPointer(win));
+      if (action == GLFW_PRESS || action == GLFW_REPEAT) self->keys_.push_back({key, action == GLFW_REPEAT});
+    });
   }
   void imgui_new_frame(double /*dt*/) override { ImGui_ImplGlfw_NewFrame(); }
   void imgui_shutdown() override {
@@ -110,6 +117,7 @@ class GlfwSurface final : public GlSurface {
   GlfwLibrary glfw_;  // first member: initialised first, terminated last
   std::unique_ptr<GLFWwindow, WindowDeleter> window_;
   std::vector<std::string> dropped_;
+  std::vector<KeyPress> keys_;
   bool vsync_ = true;
   bool imgui_ready_ = false;
 };

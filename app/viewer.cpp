@@ -540,12 +540,16 @@ void Viewer::fill_ui() {
 
 void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
   ImGuiIO& io = ImGui::GetIO();
+  // Every key press since the last frame, from the window's events (a quick tap between two slow
+  // frames is not lost); none while a text field has the keyboard.
+  const std::vector<GlSurface::KeyPress> presses = surface_->take_key_presses();
   if (!io.WantTextInput) {
-    for (const Shortcut& s : shortcuts()) {
-      const bool repeat = s.action == Action::Step;  // hold Right to keep stepping
-      if (ImGui::IsKeyPressed(s.key, repeat) || (s.alt_key >= 0 && ImGui::IsKeyPressed(s.alt_key, repeat)))
-        ui_.actions.push_back(s.action);
-    }
+    for (const GlSurface::KeyPress& k : presses)
+      for (const Shortcut& s : shortcuts()) {
+        const bool repeat_ok = s.action == Action::Step;  // hold Right to keep stepping
+        if ((k.key == s.key || (s.alt_key >= 0 && k.key == s.alt_key)) && (!k.repeat || repeat_ok))
+          ui_.actions.push_back(s.action);
+      }
   }
   if (!ImGui::IsMousePosValid()) return;
   const double mx = io.MousePos.x * pixel_scale, my = fb_h - io.MousePos.y * pixel_scale;

@@ -94,6 +94,25 @@ TEST_F(ViewerInput, ExportKeyDragAndWheel) {
   EXPECT_GT(differing, frame.width * frame.height / 20) << "the view did not move or zoom";
 }
 
+TEST_F(ViewerInput, AQuickTapIsNotLostBetweenSlowFrames) {
+  // snow playing through cpu-ref at 920x720: a few frames per second. Once the window has the
+  // keyboard (the export key answered), one quick tap of Escape (press and release a few
+  // milliseconds apart, between two frames) must quit: the press is an event, not a state.
+  const int rc = run("snow -r cpu-ref --vsync off --frames 100000 --play",
+                     "press_until s 'export: ' || exit 91\n"
+                     "xdotool key --clearmodifiers --delay 5 Escape\n"
+                     "for n in $(seq 40); do kill -0 $pid 2>/dev/null || break; sleep 0.25; done\n"
+                     "kill -0 $pid 2>/dev/null && { kill $pid; exit 93; }\n");
+  EXPECT_EQ(rc, 0) << "the tap was lost (93) or the window never took the keyboard (91)\n" << log("err.log");
+  const std::string out = log("out.log");
+  const std::size_t at = out.find("timing summary: ");
+  ASSERT_NE(at, std::string::npos) << out;
+  // It really was slow: each frame took far longer than the tap (5 ms from press to release).
+  const std::size_t fps = out.find("FPS (1000 / median frame)");
+  ASSERT_NE(fps, std::string::npos) << out;
+  EXPECT_LT(std::atof(out.c_str() + fps + 26), 30.0) << out;  // about 7 here
+}
+
 TEST_F(ViewerInput, EscapeQuits) {
   const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "press_until_exit Escape || exit 92\n");
   EXPECT_EQ(rc, 0) << log("err.log");
