@@ -171,6 +171,7 @@ class Viewer {
   UiState ui_;
   ViewState view_;
   bool dragging_ = false;
+  ImVec2 drag_last_;  // the mouse position the drag has panned to so far
   std::vector<StageTiming> last_renderer_timings_, last_interop_timings_;
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
   float fps_ema_ms_ = 0;
@@ -557,12 +558,18 @@ void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
   if (over_area && !io.WantCaptureMouse) {
     if (io.MouseWheel != 0.f)
       zoom_about(&view_, area, presenter_->width(), presenter_->height(), mx, my, std::pow(1.15, io.MouseWheel));
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) dragging_ = true;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      // The drag starts where the button went down: the mouse's move before the click (however
+      // large, in a slow frame) is not part of it.
+      dragging_ = true;
+      drag_last_ = io.MouseClickedPos[ImGuiMouseButton_Left];
+    }
   }
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
   if (dragging_) {
-    view_.pan_x += io.MouseDelta.x * pixel_scale;
-    view_.pan_y -= io.MouseDelta.y * pixel_scale;
+    view_.pan_x += (io.MousePos.x - drag_last_.x) * pixel_scale;
+    view_.pan_y -= (io.MousePos.y - drag_last_.y) * pixel_scale;
+    drag_last_ = io.MousePos;
   }
 }
 

@@ -113,6 +113,31 @@ TEST_F(ViewerInput, AQuickTapIsNotLostBetweenSlowFrames) {
   EXPECT_LT(std::atof(out.c_str() + fps + 26), 30.0) << out;  // about 7 here
 }
 
+TEST_F(ViewerInput, ADragStartedRightAfterALargeMoveDoesNotJump) {
+  // The pointer jumps across the scene area and the button goes down at once (one frame sees
+  // both), then comes up without moving: nothing was dragged, so the view stays 1:1 at the origin.
+  const int rc = run("rand10k -r cpu-mt --vsync off --frames 150 --screenshot shot.png",
+                     "press_until s 'export: ' || exit 91\n"
+                     "xdotool mousemove --window $w 400 40\nsleep 0.3\n"
+                     "xdotool mousemove --window $w 1250 700 mousedown 1\nsleep 0.3\nxdotool mouseup 1\n");
+  ASSERT_EQ(rc, 0) << log("err.log");
+  const std::string ref = (dir_ / "ref.png").string();
+  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rand10k -r cpu-mt -s 920x720 -o '" + ref +
+                         "' 2> /dev/null").c_str()),
+            0);
+  const Image shot = read_png((dir_ / "shot.png").string());
+  const Image frame = read_png(ref);
+  ASSERT_EQ(shot.width, 1280);
+  long differing = 0;
+  for (int j = 0; j < frame.height; ++j)
+    for (int i = 0; i < frame.width; ++i) {
+      const Float4& a = shot.at(360 + i, j);
+      const Float4& b = frame.at(i, j);
+      differing += a.x != b.x || a.y != b.y || a.z != b.z;
+    }
+  EXPECT_EQ(differing, 0) << "the view moved";
+}
+
 TEST_F(ViewerInput, EscapeQuits) {
   const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "press_until_exit Escape || exit 92\n");
   EXPECT_EQ(rc, 0) << log("err.log");
