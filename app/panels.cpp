@@ -39,6 +39,7 @@ void TimingsUi::add(const std::string& name, float ms) {
     it = series.insert(it, {name, History{}, "ms"});
   }
   it->history.push(ms);
+  it->updated = frame_index;
 }
 
 namespace {
@@ -176,19 +177,28 @@ void animation_panel(AnimationUi& a, std::vector<Action>& actions) {
 }
 
 void timings_panel(const TimingsUi& t) {
-  ImGui::Text("frame %.2f ms   %.1f FPS", t.frame_ms.latest(), t.fps);
+  // Both figures from the same window of frames (the median of the last kWindow).
+  ImGui::Text("frame %.2f ms   %.1f FPS", t.frame_median_ms(), t.fps());
+  ImGui::TextDisabled("both: median of the last %d frames", std::min(t.frame_ms.count(), TimingsUi::kWindow));
   const float width = ImGui::GetContentRegionAvail().x;
-  auto plot = [&](const char* id, const std::string& name, const History& h, const char* unit = "ms") {
-    char overlay[128];
-    std::snprintf(overlay, sizeof overlay, "%s  %.3f %s", name.c_str(), h.latest(), unit);
+  auto plot = [&](const char* id, const char* overlay, const History& h) {
     ImGui::PlotLines(id, h.values(), h.count(), h.offset(), overlay, 0.f, std::max(h.max() * 1.15f, 1e-3f),
                      ImVec2(width, 34));
   };
   plot("##frame", "frame", t.frame_ms);
-  plot("##fps", "FPS", t.fps_history, "");
   for (const TimingSeries& s : t.series) {
+    char overlay[160];
+    const bool stale = t.stale(s);
+    if (stale)  // paused: the last value, said to be old
+      std::snprintf(overlay, sizeof overlay, "%s  %.3f %s (%lld frames ago)", s.name.c_str(), s.history.latest(),
+                    s.unit.c_str(), static_cast<long long>(t.frame_index - s.updated));
+    else
+      std::snprintf(overlay, sizeof overlay, "%s  %.3f %s", s.name.c_str(), s.history.recent_median(TimingsUi::kWindow),
+                    s.unit.c_str());
     ImGui::PushID(s.name.c_str());
-    plot("##series", s.name, s.history);
+    if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
+    plot("##series", overlay, s.history);
+    if (stale) ImGui::PopStyleVar();
     ImGui::PopID();
   }
   if (t.series.empty()) ImGui::TextDisabled("(no stage times yet)");

@@ -174,7 +174,6 @@ class Viewer {
   ImVec2 drag_last_;  // the mouse position the drag has panned to so far
   std::vector<StageTiming> last_renderer_timings_, last_interop_timings_;
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
-  float fps_ema_ms_ = 0;
   std::int64_t displayed_ = 0;
   bool check_failed_ = false;
 
@@ -536,7 +535,7 @@ void Viewer::fill_ui() {
   ui_.view.can_vsync = surface_->can_vsync();
   ui_.view.zoom = view_.zoom;
   ui_.view.default_view = view_.is_default();
-  ui_.timings.fps = fps_ema_ms_ > 0 ? 1000.f / fps_ema_ms_ : 0.f;
+  ui_.timings.frame_index = displayed_;
 }
 
 void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
@@ -577,7 +576,7 @@ void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
 // Timings
 
 void Viewer::record(const std::string& name, double ms) {
-  ui_.timings.add(name, static_cast<float>(ms));
+  if (name != "frame") ui_.timings.add(name, static_cast<float>(ms));  // the frame has its own plot
   auto it = std::find_if(samples_.begin(), samples_.end(), [&](const auto& s) { return s.first == name; });
   if (it == samples_.end()) {
     const int rank = timing_rank(name);
@@ -707,10 +706,7 @@ int Viewer::run() {
     collect_timings();
     const double frame_ms = ms_between(t0, Clock::now());
     ui_.timings.frame_ms.push(static_cast<float>(frame_ms));
-    ui_.timings.fps_history.push(frame_ms > 0 ? static_cast<float>(1000.0 / frame_ms) : 0.f);
     record("frame", frame_ms);
-    fps_ema_ms_ = fps_ema_ms_ > 0 ? 0.9f * fps_ema_ms_ + 0.1f * static_cast<float>(frame_ms)
-                                  : static_cast<float>(frame_ms);
     ++displayed_;
     if (o.frames > 0 && displayed_ >= o.frames) surface_->request_close();
   }

@@ -68,6 +68,18 @@ float History::latest() const {
   return values_[static_cast<std::size_t>((next_ + kSize - 1) % kSize)];
 }
 
+float History::recent_median(int n) const {
+  n = std::min(n, count_);
+  if (n <= 0) return 0.f;
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) v[static_cast<std::size_t>(k)] = values_[static_cast<std::size_t>((next_ + kSize - 1 - k) % kSize)];
+  std::nth_element(v.begin(), v.begin() + n / 2, v.end());
+  const float upper = v[static_cast<std::size_t>(n / 2)];
+  if (n % 2) return upper;
+  const float lower = *std::max_element(v.begin(), v.begin() + n / 2);
+  return 0.5f * (lower + upper);
+}
+
 float History::max() const {
   float m = 0.f;
   for (int i = 0; i < count_; ++i) m = std::max(m, values_[static_cast<std::size_t>(i)]);

@@ -67,6 +67,8 @@ class History {
   const float* values() const { return values_.data(); }
   float latest() const;
   float max() const;
+  // Median of the newest `n` values (all of them when fewer): the figure a panel shows as current.
+  float recent_median(int n) const;
 
  private:
   std::array<float, kSize> values_{};

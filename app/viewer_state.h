@@ -93,15 +93,27 @@ struct TimingSeries {
   std::string name;  // "renderer: clear", "interop: map", "gl: present", ...
   History history;
   std::string unit = "ms";
+  std::int64_t updated = -1;  // TimingsUi::frame_index of its newest sample
 };
 
 struct TimingsUi {
+  // Frame time and FPS come from the same window: the median of the last kWindow frames, and
+  // 1000 over it. One plot shows the frame times.
+  static constexpr int kWindow = 60;
+  // A stage without a sample for this many displayed frames (paused: nothing renders) is shown
+  // as its last value, marked as old, not as current.
+  static constexpr int kStaleFrames = 8;
   std::vector<TimingSeries> series;
   History frame_ms;
-  History fps_history;  // 1000 / frame time, per displayed frame
-  float fps = 0;        // smoothed
+  std::int64_t frame_index = 0;  // displayed frames so far (the viewer sets it)
   // Adds a sample to the series `name` (created at the end of the list on first use).
   void add(const std::string& name, float ms);
+  float frame_median_ms() const { return frame_ms.recent_median(kWindow); }
+  float fps() const {
+    const float m = frame_median_ms();
+    return m > 0 ? 1000.f / m : 0.f;
+  }
+  bool stale(const TimingSeries& s) const { return frame_index - s.updated > kStaleFrames; }
 };
 
 struct ExportUi {

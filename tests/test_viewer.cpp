@@ -100,6 +100,27 @@ TEST(ViewerLayout, HistoryIsARingForPlotLines) {
   EXPECT_DOUBLE_EQ(median({}), 0.0);
 }
 
+TEST(ViewerTimings, FrameTimeAndFpsComeFromTheSameWindowAndPausedStagesAreMarkedOld) {
+  TimingsUi t;
+  EXPECT_EQ(t.fps(), 0.f);
+  // 100 slow frames, then 60 fast ones: both figures describe the last 60 only.
+  for (int i = 0; i < 100; ++i) t.frame_ms.push(100.f);
+  for (int i = 0; i < TimingsUi::kWindow; ++i) t.frame_ms.push(i % 2 ? 10.f : 30.f);
+  EXPECT_FLOAT_EQ(t.frame_median_ms(), 20.f);
+  EXPECT_FLOAT_EQ(t.fps(), 50.f);
+  EXPECT_FLOAT_EQ(t.frame_ms.recent_median(3), 10.f);  // 10, 30, 10
+  // A stage sampled in the previous frame is current; one not sampled for longer (paused) is old.
+  t.frame_index = 5;
+  t.add("renderer: render", 2.f);
+  t.frame_index = 6;
+  EXPECT_FALSE(t.stale(t.series[0]));
+  t.frame_index = 5 + TimingsUi::kStaleFrames + 1;
+  EXPECT_TRUE(t.stale(t.series[0]));
+  t.add("renderer: render", 3.f);
+  EXPECT_FALSE(t.stale(t.series[0]));
+  EXPECT_EQ(t.series.size(), 1u);
+}
+
 TEST(ViewerLayout, TextureBytesAreToRgba8BottomRowFirst) {
   Image img(3, 2);
   img.at(0, 0) = {1.f, 0.f, 0.f, 1.f};       // bottom-left: red
