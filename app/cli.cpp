@@ -133,6 +133,37 @@ CLI::Validator finite_check() {
       "");
 }
 
+double available_memory_bytes() {
+  double avail = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "MemAvailable: %lf kB", &avail) == 1) {
+        avail *= 1024;
+        break;
+      }
+    std::fclose(f);
+  }
+  auto read_number = [](const char* path, double* v) {
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return false;
+    const bool ok = std::fscanf(f, "%lf", v) == 1;  // "max" (no limit) does not parse
+    std::fclose(f);
+    return ok;
+  };
+  double max = 0, current = 0;
+  if (read_number("/sys/fs/cgroup/memory.max", &max) && read_number("/sys/fs/cgroup/memory.current", &current))
+    avail = avail > 0 ? std::min(avail, max - current) : max - current;
+  if (const char* limit = std::getenv("CIRCLES_MEMORY_LIMIT_MB")) {
+    char* end = nullptr;
+    const double mb = std::strtod(limit, &end);
+    if (end != limit && *end == '\0' && mb >= 0) avail = avail > 0 ? std::min(avail, mb * 1048576) : mb * 1048576;
+  }
+  return std::max(avail, 0.0);
+}
+
+double render_memory_bytes(double pixels, double circles) { return 40 * pixels + 250 * circles; }
+
 void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   cmd->add_option("--tile-size", s->tile_size,
                   "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's");
@@ -151,6 +182,7 @@ struct FrameJob {
   std::uint64_t seed = kDefaultSeed;
   RendererSettings settings;
   CLI::Option* renderer_opt = nullptr;
+  int copies = 1;  // images held at once (check: the renderer's and cpu-ref's)
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
@@ -180,6 +212,19 @@ struct FrameJob {
       std::fprintf(stderr, "circles: note: %s\n", note.c_str());
     *s = load_scene(scene, seed);
     if (size.empty()) *w = s->width, *h = s->height;
+    // Known costs are announced, and refused when they cannot fit, before the work starts.
+    const double need = copies * render_memory_bytes(static_cast<double>(*w) * *h, static_cast<double>(s->circles.size()));
+    const double avail = available_memory_bytes();
+    const double gib = 1024.0 * 1024 * 1024;
+    char msg[256];
+    if (avail > 0 && need > 0.9 * avail) {
+      std::snprintf(msg, sizeof msg, "%dx%d with %zu circles needs about %.1f GiB of memory; %.1f GiB are available",
+                    *w, *h, s->circles.size(), need / gib, avail / gib);
+      throw std::runtime_error(msg);
+    }
+    if (need > 2 * gib)
+      std::fprintf(stderr, "circles: note: %dx%d with %zu circles uses about %.1f GiB of memory\n", *w, *h,
+                   s->circles.size(), need / gib);
     if (frames.empty()) *first = s->frame, *last = s->frame + 1;
     if (*first < s->frame)
       throw std::invalid_argument("frame " + std::to_string(*first) + " is before the scene's frame " +
@@ -253,6 +298,7 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   Scene scene;
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
+  job.copies = 2;
   job.resolve(&scene, &w, &h, &first, &last);
   check_output_path(frame_path(diff_pattern, first, last - first > 1), "--diff");  // before any work
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");

@@ -23,6 +23,14 @@ CLI::Validator finite_check();
 
 int run_cli(int argc, const char* const* argv);
 
+// Host memory this process may still use, in bytes: MemAvailable, lowered by a cgroup limit
+// (containers) and by CIRCLES_MEMORY_LIMIT_MB when set; 0 when unknown.
+double available_memory_bytes();
+// Host memory a render of `pixels` pixels of a scene of `circles` circles takes, about: the
+// float image, its copy, the 8-bit image and the PNG (40 bytes a pixel, measured), and the
+// scene's copies (250 bytes a circle).
+double render_memory_bytes(double pixels, double circles);
+
 // "WxH" -> width, height (each 1..16384). Throws std::invalid_argument with a message.
 void parse_size(const std::string& text, int* width, int* height);
 // "A:B" (frames A..B-1) or "A" (just A) -> [first, last). Throws std::invalid_argument.

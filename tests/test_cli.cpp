@@ -287,6 +287,26 @@ TEST_F(CliTest, ABuiltinNameThatIsAlsoAFileHereSaysWhichWasUsed) {
   EXPECT_EQ(scene_source_note("rand10k"), "");
 }
 
+TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
+  EXPECT_DOUBLE_EQ(render_memory_bytes(1000, 10), 40 * 1000 + 250 * 10);
+  EXPECT_GT(available_memory_bytes(), 0);
+  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "100", 1);
+  EXPECT_NEAR(available_memory_bytes(), 100.0 * 1048576, 1.0);
+  ::testing::internal::CaptureStderr();
+  const int big = cli({"render", "rgb", "-s", "2048x2048", "-o", path("big.png")});  // ~160 MiB
+  const int check = cli({"check", "rgb", "-s", "1400x1400", "--diff", path("d.png")});  // two images
+  const int small = cli({"render", "rgb", "-s", "64x64", "-o", path("small.png")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
+  EXPECT_EQ(big, 1);
+  EXPECT_EQ(check, 1);
+  EXPECT_EQ(small, 0);
+  EXPECT_NE(err.find("2048x2048 with 3 circles needs about 0.2 GiB of memory; 0.1 GiB are available"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(path("big.png")));
+}
+
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
   ASSERT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "-s", "70x33", "-o", path("rgb.png")}), 0);
   const Image img = read_png(path("rgb.png"));
