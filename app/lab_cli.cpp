@@ -311,8 +311,8 @@ int run_kernels(const KernelsOptions& o) {
   if (!o.json_path.empty()) {
     check_output_path(o.json_path, "--json");  // before any work, without creating the file
   }
-  // Host memory: the CPU's side of the largest problem (input, expected result) must fit.
-  const double avail = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  // Host memory: the CPU's side of each problem (input, expected result) must fit.
+  const double avail = available_memory_bytes();  // the same figure `circles render` checks against
   for (const Job& j : jobs) {
     const double need = lab::host_bytes_needed(j.task, j.type, j.shape);
     if (avail > 0 && need > 0.9 * avail) {

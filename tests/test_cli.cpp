@@ -296,11 +296,14 @@ TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
   const int big = cli({"render", "rgb", "-s", "2048x2048", "-o", path("big.png")});  // ~160 MiB
   const int check = cli({"check", "rgb", "-s", "1400x1400", "--diff", path("d.png")});  // two images
   const int small = cli({"render", "rgb", "-s", "64x64", "-o", path("small.png")});
+  const int lab = cli({"kernels", "reduce", "--size", "2^26", "--variant", "reduce-cub"});  // ~0.3 GiB on the CPU
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
   EXPECT_EQ(big, 1);
   EXPECT_EQ(check, 1);
   EXPECT_EQ(small, 0);
+  EXPECT_EQ(lab, 1);
+  EXPECT_NE(err.find("reduce-sum of 67108864 needs about 0.3 GiB of host memory"), std::string::npos) << err;
   EXPECT_NE(err.find("2048x2048 with 3 circles needs about 0.2 GiB of memory; 0.1 GiB are available"),
             std::string::npos)
       << err;
