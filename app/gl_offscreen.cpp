@@ -2,8 +2,11 @@
 // object of the "window" size. NVIDIA's EGL device platform comes first (the device that is CUDA
 // device 0 preferred, so that CUDA-GL interop works); then Mesa's surfaceless platform.
 // CIRCLES_EGL_PLATFORM=device or =surfaceless restricts the choice (for testing the fallbacks).
-#include <epoxy/egl.h>
-#include <epoxy/gl.h>
+// EGL and GL come through GLAD: libEGL.so.1 (GLVND or Mesa) is opened at run time, first without
+// a display (client extensions: platforms, devices), then again with each display once it is
+// initialised (its EGL version and display extensions); GL through eglGetProcAddress.
+#include <glad/egl.h>
+#include <glad/gl.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -55,6 +58,9 @@ std::string egl_error_name(EGLint e) {
   throw std::runtime_error(std::string(what) + " failed: " + egl_error_name(eglGetError()));
 }
 
+// GL functions for GLAD from the current EGL context.
+GLADapiproc egl_get_proc(const char* name) { return reinterpret_cast<GLADapiproc>(eglGetProcAddress(name)); }
+
 // An initialised EGL display with a current context; tears down in reverse order.
 class EglContext {
  public:
@@ -64,11 +70,14 @@ class EglContext {
     EGLint major = 0, minor = 0;
     if (!eglInitialize(display_, &major, &minor)) egl_fail("eglInitialize");
     initialized_ = true;
+    // GLAD again, with this display: the functions of its EGL version (eglBindAPI is 1.2) and its
+    // extensions (GLAD_EGL_KHR_surfaceless_context). This resets GLAD's client-extension flags:
+    // open_offscreen read them before.
+    if (!gladLoaderLoadEGL(display_)) throw std::runtime_error("gladLoaderLoadEGL(display) failed");
     if (!eglBindAPI(EGL_OPENGL_API)) egl_fail("eglBindAPI(EGL_OPENGL_API)");
 
     // A pbuffer-capable config when there is one (NVIDIA's device platform); otherwise any
     // desktop-GL config, made current without a surface (EGL_KHR_surfaceless_context).
-    const char* exts = eglQueryString(display_, EGL_EXTENSIONS);
     EGLConfig config = nullptr;
     EGLint n = 0;
     bool pbuffer = true;
@@ -80,7 +89,7 @@ class EglContext {
       const EGLint any[] = {EGL_SURFACE_TYPE, 0, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
       if (!eglChooseConfig(display_, any, &config, 1, &n)) egl_fail("eglChooseConfig");
       if (n < 1) throw std::runtime_error("eglChooseConfig: no config renders desktop OpenGL");
-      if (!has_extension(exts, "EGL_KHR_surfaceless_context"))
+      if (!GLAD_EGL_KHR_surfaceless_context)
         throw std::runtime_error("no pbuffer config and no EGL_KHR_surfaceless_context");
     }
 
@@ -128,16 +137,17 @@ struct NvidiaDevice {
   EGLAttrib cuda;  // EGL_CUDA_DEVICE_NV, or -1
 };
 
-// NVIDIA EGL devices (those with EGL_NV_device_cuda), CUDA device 0 first.
-std::vector<NvidiaDevice> nvidia_devices(const char* client_exts) {
+// NVIDIA EGL devices (those with EGL_NV_device_cuda), CUDA device 0 first. `can_enumerate`: the
+// client extensions offer eglQueryDevicesEXT and eglQueryDevice{String,Attrib}EXT.
+std::vector<NvidiaDevice> nvidia_devices(bool can_enumerate) {
   std::vector<NvidiaDevice> out;
-  if (!has_extension(client_exts, "EGL_EXT_device_enumeration") && !has_extension(client_exts, "EGL_EXT_device_base"))
-    return out;
+  if (!can_enumerate || !eglQueryDevicesEXT || !eglQueryDeviceStringEXT || !eglQueryDeviceAttribEXT) return out;
   EGLint n = 0;
   if (!eglQueryDevicesEXT(0, nullptr, &n) || n <= 0) return out;
   std::vector<EGLDeviceEXT> devices(static_cast<std::size_t>(n));
   if (!eglQueryDevicesEXT(n, devices.data(), &n)) return out;
   for (int i = 0; i < n; ++i) {
+    // Device extensions have no GLAD flags (GLAD reads client and display extensions only).
     const char* dev_exts = eglQueryDeviceStringEXT(devices[static_cast<std::size_t>(i)], EGL_EXTENSIONS);
     if (!has_extension(dev_exts, "EGL_NV_device_cuda")) continue;
     EGLAttrib cuda = -1;
@@ -153,6 +163,7 @@ class EglSurface final : public GlSurface {
  public:
   EglSurface(std::unique_ptr<EglContext> context, std::string description, int w, int h)
       : context_(std::move(context)), description_(std::move(description)), width_(w), height_(h) {
+    load_gl(egl_get_proc, "eglGetProcAddress");
     require_gl_33();
     description_ += ", EGL " + context_->version();
     // The "window": an RGBA8 colour renderbuffer (the UI needs no depth).
@@ -240,17 +251,25 @@ std::unique_ptr<GlSurface> open_offscreen(int w, int h) {
   const std::string only = forced ? forced : "";
   if (!only.empty() && only != "device" && only != "surfaceless")
     throw std::invalid_argument("CIRCLES_EGL_PLATFORM must be 'device' or 'surfaceless', not '" + only + "'");
-  // Client extensions (EGL_NO_DISPLAY): NULL when the EGL library has none.
-  const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+  // EGL through GLAD without a display: the core functions and the client extensions (none when
+  // the EGL library has no client extensions). Their flags are read now: loading EGL again for a
+  // display (EglContext) replaces them with the display's extensions.
+  if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
+    throw std::runtime_error("cannot create an offscreen OpenGL 3.3 context through EGL: cannot load libEGL.so.1 "
+                             "(gladLoaderLoadEGL failed)");
   eglGetError();  // clear EGL_BAD_DISPLAY from an EGL without client extensions
+  const bool platform_base = GLAD_EGL_EXT_platform_base && eglGetPlatformDisplayEXT;
+  const bool platform_device = platform_base && GLAD_EGL_EXT_platform_device;
+  const bool platform_surfaceless = platform_base && GLAD_EGL_MESA_platform_surfaceless;
+  const bool can_enumerate = (GLAD_EGL_EXT_device_enumeration && GLAD_EGL_EXT_device_query) || GLAD_EGL_EXT_device_base;
   std::string tried;
   auto note = [&](const std::string& what) { tried += "\n  " + what; };
 
   if (only != "surfaceless") {
-    if (!has_extension(client, "EGL_EXT_platform_device")) {
+    if (!platform_device) {
       note("EGL device platform: EGL_EXT_platform_device not offered");
     } else {
-      const std::vector<NvidiaDevice> devices = nvidia_devices(client);
+      const std::vector<NvidiaDevice> devices = nvidia_devices(can_enumerate);
       if (devices.empty()) note("EGL device platform: no NVIDIA EGL device (EGL_NV_device_cuda)");
       for (const NvidiaDevice& d : devices) {
         const std::string name = "EGL device platform, device " + std::to_string(d.index) +
@@ -265,7 +284,7 @@ std::unique_ptr<GlSurface> open_offscreen(int w, int h) {
     }
   }
   if (only != "device") {
-    if (!has_extension(client, "EGL_MESA_platform_surfaceless")) {
+    if (!platform_surfaceless) {
       note("Mesa surfaceless platform: EGL_MESA_platform_surfaceless not offered");
     } else {
       try {

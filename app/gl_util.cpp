@@ -1,9 +1,27 @@
 #include "app/gl_util.h"
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace circles {
+
+namespace {
+
+// What gladLoadGL found on the current context: GLAD_MAKE_VERSION(major, minor), 0 before load_gl.
+int g_gl_version = 0;
+bool g_gl_es = false;  // "OpenGL ES ..." (GLAD's desktop loader reads its version all the same)
+
+}  // namespace
+
+void load_gl(GLADloadfunc load, const char* through) {
+  g_gl_version = gladLoadGL(load);
+  if (g_gl_version == 0)
+    throw GlError(std::string("cannot load OpenGL through ") + through +
+                  " (gladLoadGL failed: no glGetString, or no GL_VERSION from the current context)");
+  const auto* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+  g_gl_es = version && std::strncmp(version, "OpenGL ES", 9) == 0;
+}
 
 const char* gl_error_name(GLenum e) {
   switch (e) {
@@ -68,7 +86,7 @@ void GLAPIENTRY on_gl_debug(GLenum source, GLenum type, GLuint id, GLenum severi
 }  // namespace
 
 bool install_gl_debug_callback() {
-  const bool have = epoxy_gl_version() >= 43 || epoxy_has_gl_extension("GL_KHR_debug");
+  const bool have = GLAD_GL_VERSION_4_3 || GLAD_GL_KHR_debug;
   if (!have) return false;
   GL_CALL(glEnable(GL_DEBUG_OUTPUT));
   GL_CALL(glDebugMessageCallback(on_gl_debug, nullptr));
@@ -89,11 +107,12 @@ std::string gl_description() {
 }
 
 void require_gl_33() {
-  const int v = epoxy_gl_version();
-  if (v < 33 || !epoxy_is_desktop_gl())
+  if (g_gl_version == 0) throw GlError("OpenGL is not loaded on this context (load_gl was not called)");
+  const int major = GLAD_VERSION_MAJOR(g_gl_version), minor = GLAD_VERSION_MINOR(g_gl_version);
+  if (major < 3 || (major == 3 && minor < 3) || g_gl_es)
     throw GlError("the viewer needs desktop OpenGL 3.3 or newer; this context has " +
-                  std::string(epoxy_is_desktop_gl() ? "OpenGL " : "OpenGL ES ") + std::to_string(v / 10) +
-                  "." + std::to_string(v % 10));
+                  std::string(g_gl_es ? "OpenGL ES " : "OpenGL ") + std::to_string(major) + "." +
+                  std::to_string(minor));
 }
 
 GlTexture make_texture() {

@@ -1,8 +1,9 @@
 // OpenGL helpers for the viewer (app/ only: render/ and kernels/ know nothing of GL): error
 // checks, the debug callback, small RAII owners of GL objects, shader programs and
-// non-blocking GPU timers. Functions come from libepoxy.
+// non-blocking GPU timers. Functions come from GLAD (generated at configure time by
+// app/viewer.cmake), loaded by load_gl once a context is current.
 #pragma once
-#include <epoxy/gl.h>
+#include <glad/gl.h>
 
 #include <array>
 #include <stdexcept>
@@ -35,6 +36,10 @@ const char* gl_error_name(GLenum e);
 
 namespace circles {
 
+// Loads the OpenGL functions of the context current on this thread through GLAD, with `load`
+// (glfwGetProcAddress, or eglGetProcAddress wrapped) named `through` in errors; throws GlError
+// when GLAD cannot. Call after making the context current, before any other GL call.
+void load_gl(GLADloadfunc load, const char* through);
 // Installs a debug message callback (GL 4.3 or KHR_debug) that prints errors and warnings to
 // stderr; returns false when the context offers none.
 bool install_gl_debug_callback();

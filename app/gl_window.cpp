@@ -1,5 +1,5 @@
 // The windowed surface: GLFW, an OpenGL 3.3+ core context, the ImGui GLFW backend, file drops.
-#include <epoxy/gl.h>
+#include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -55,6 +55,7 @@ class GlfwSurface final : public GlSurface {
     window_.reset(glfwCreateWindow(w, h, title.c_str(), nullptr, nullptr));
     if (!window_) throw NoDisplayError("cannot create a window with an OpenGL 3.3 core context: " + g_glfw_error);
     glfwMakeContextCurrent(window_.get());
+    load_gl(glfwGetProcAddress, "glfwGetProcAddress");
     glfwSetWindowUserPointer(window_.get(), this);
     glfwSetDropCallback(window_.get(), [](GLFWwindow* win, int count, const char** paths) {
       auto* self = static_cast<GlfwSurface*>(glfwGetWindowUserPointer(win));

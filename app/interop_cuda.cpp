@@ -1,6 +1,6 @@
 // CUDA-GL interop through a registered texture and a surface object, or a registered pixel
 // buffer and a device pointer (see app/interop.h).
-#include <epoxy/gl.h>  // before cuda_gl_interop.h, which needs GL's types
+#include <glad/gl.h>  // before cuda_gl_interop.h, which needs GL's types (its <GL/gl.h> is then a no-op)
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
