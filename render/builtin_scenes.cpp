@@ -141,9 +141,12 @@ Scene make_bouncingballs(std::uint64_t seed) {
   s.has_velocity = true;
   Pcg32 rng(seed);
   for (int i = 0; i < 10; ++i) {
-    Circle c = flat_circle((i + .5f) / 10.f, .4f + .55f * rng.uniform(), .5f, .04f,
-                           .2f + .8f * rng.uniform(), .2f + .8f * rng.uniform(),
-                           .2f + .8f * rng.uniform());
+    // One draw per declarator, in order: the order in which function arguments are evaluated
+    // is unspecified (GCC went right to left, clang left to right, giving another scene). This
+    // is GCC's old order, so the scene and the golden images stay the same.
+    const float b = .2f + .8f * rng.uniform(), g = .2f + .8f * rng.uniform(),
+                r = .2f + .8f * rng.uniform(), y = .4f + .55f * rng.uniform();
+    Circle c = flat_circle((i + .5f) / 10.f, y, .5f, .04f, r, g, b);
     c.a = .8f;
     s.circles.push_back(c);
   }
@@ -170,8 +173,10 @@ Scene make_fireworks(std::uint64_t seed) {
   s.background.top = s.background.bottom = Float4{0.f, 0.f, .05f, 1.f};
   Pcg32 rng(seed);
   for (int k = 0; k < kFireworkBursts; ++k) {
-    s.circles.push_back(flat_circle(.15f + .7f * rng.uniform(), .15f + .7f * rng.uniform(), .5f,
-                                    .03f + .02f * rng.uniform(), 1.f, .8f, .3f));
+    // Drawn in sequence, in GCC's old argument order (see make_bouncingballs).
+    const float radius = .03f + .02f * rng.uniform(), y = .15f + .7f * rng.uniform(),
+                x = .15f + .7f * rng.uniform();
+    s.circles.push_back(flat_circle(x, y, .5f, radius, 1.f, .8f, .3f));
   }
   for (int k = 0; k < kFireworkBursts; ++k) {
     const Circle burst = s.circles[k];

@@ -87,12 +87,15 @@ struct Line {
   }
 };
 
-// 'token' for messages, shortened when long.
-std::string quote(const Token& t) {
+// A token for messages, shortened when long (a 10,000-digit number stays a short message).
+std::string clipped(const Token& t) {
   std::string_view v = t.view();
-  if (v.size() > 40) return "'" + std::string(v.substr(0, 37)) + "...'";
-  return "'" + std::string(v) + "'";
+  if (v.size() > 40) return std::string(v.substr(0, 37)) + "...";
+  return std::string(v);
 }
+
+// 'token' for messages, shortened when long.
+std::string quote(const Token& t) { return "'" + clipped(t) + "'"; }
 
 std::string plural(std::uint64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -218,7 +221,7 @@ class Parser {
            "expected a version number after 'circles-scene', found " + quote(line.field[1]));
     if (ec != std::errc() || version != 1)
       fail(line, line.field[1].begin,
-           "unsupported version " + std::string(line.field[1].view()) +
+           "unsupported version " + clipped(line.field[1]) +
                " (this build reads version 1)");
     if (line.count > 2)
       fail(line, line.field[2].begin,
@@ -296,7 +299,7 @@ class Parser {
       fail(l, t.begin, "expected a non-negative integer for count, found " + quote(t));
     if (ec != std::errc() || n > kMaxCircles)
       fail(l, t.begin,
-           "count " + std::string(t.view()) + " is too large (at most " +
+           "count " + clipped(t) + " is too large (at most " +
                std::to_string(kMaxCircles) + " circles)");
     // The last line may lack its line feed, hence the + 1.
     const std::uint64_t room =

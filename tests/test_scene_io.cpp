@@ -695,6 +695,11 @@ TEST(SceneErrors, CountTooLarge) {
                       "count 1000000000000 is too large (at most 100000000 circles)"));
   EXPECT_TRUE(ErrorAt("circles-scene 1\ncount 100000001\n", 2, 7, "is too large"));
   EXPECT_TRUE(ErrorAt("circles-scene 1\ncount 99999999999999999999999\n", 2, 7, "is too large"));
+  // A huge number is shortened in the message, not repeated whole.
+  EXPECT_TRUE(ErrorAt("circles-scene 1\ncount " + std::string(5000, '9') + "\n", 2, 7,
+                      "count " + std::string(37, '9') + "... is too large"));
+  EXPECT_TRUE(ErrorAt("circles-scene " + std::string(5000, '7') + "\n", 1, 15,
+                      "unsupported version " + std::string(37, '7') + "... (this build"));
 }
 
 TEST(SceneErrors, CountWithoutRoom) {

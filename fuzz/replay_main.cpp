@@ -1,0 +1,71 @@
+// Replays inputs through LLVMFuzzerTestOneInput without libFuzzer: the fuzz corpus as a
+// regression test in every build (ctest `scene_fuzz_corpus`), with any compiler.
+//
+//   circles_scene_fuzz_replay FILE_OR_DIR...   (a directory: every regular file in it, sorted)
+//
+// Exit 0 when every input ran; 1 when an input escaped with an exception (the target lets only
+// unexpected ones out), could not be read, or when there was no input at all. A crash or an
+// abort() from the target ends the process with that signal, after naming the input.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace fs = std::filesystem;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s FILE_OR_DIR...\n", argv[0]);
+    return 2;
+  }
+  std::vector<fs::path> inputs;
+  for (int i = 1; i < argc; ++i) {
+    const fs::path arg = argv[i];
+    std::error_code ec;
+    if (fs::is_directory(arg, ec)) {
+      std::vector<fs::path> files;
+      for (const fs::directory_entry& e : fs::directory_iterator(arg))
+        if (e.is_regular_file()) files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      inputs.insert(inputs.end(), files.begin(), files.end());
+    } else {
+      inputs.push_back(arg);
+    }
+  }
+  if (inputs.empty()) {
+    std::fprintf(stderr, "replay: no inputs found\n");
+    return 1;
+  }
+  for (const fs::path& p : inputs) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) {
+      std::fprintf(stderr, "replay: cannot read %s\n", p.c_str());
+      return 1;
+    }
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // An exactly sized heap copy, as libFuzzer passes it: a read past the end is caught by ASan.
+    const std::unique_ptr<std::uint8_t[]> data(new std::uint8_t[bytes.size()]);
+    std::copy(bytes.begin(), bytes.end(), data.get());
+    std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.c_str(), bytes.size());
+    try {
+      LLVMFuzzerTestOneInput(data.get(), bytes.size());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "replay: FAILED: %s: unexpected exception: %s\n", p.c_str(), e.what());
+      return 1;
+    } catch (...) {
+      std::fprintf(stderr, "replay: FAILED: %s: unexpected exception of unknown type\n", p.c_str());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "replay: %zu inputs OK\n", inputs.size());
+  return 0;
+}
