@@ -59,9 +59,12 @@ std::string with_key(const char* label, Action a) {
 
 void scene_panel(SceneUi& s, std::vector<Action>& actions) {
   ImGui::TextWrapped("%s", s.current.c_str());
-  ImGui::Text("%zu circles, %s, first frame %" PRId64, s.circle_count, s.animated ? "animated" : "still",
-              s.first_frame);
-  ImGui::Text("render size %d x %d%s", s.render_w, s.render_h, s.fixed_size ? " (fixed)" : " (follows the area)");
+  ImGui::Text("%zu circles, %s, first frame %" PRId64 ", %dx%d%s", s.circle_count, s.animated ? "animated" : "still",
+              s.first_frame, s.render_w, s.render_h, s.fixed_size ? " (fixed)" : "");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("render size %d x %d: %s", s.render_w, s.render_h,
+                      s.fixed_size ? "fixed, letterboxed in the scene area"
+                                   : "the largest square in the scene area, which the scene's unit square fills");
 
   const std::vector<SceneInfo>& scenes = scene_registry();
   const int shown = s.builtin >= 0 && s.builtin < static_cast<int>(scenes.size()) ? s.builtin : -1;
@@ -79,24 +82,30 @@ void scene_panel(SceneUi& s, std::vector<Action>& actions) {
     }
     ImGui::EndCombo();
   }
-  ImGui::SetNextItemWidth(-80);
-  ImGui::InputTextWithHint("##path", "scene file path (or drop one)", &s.path);
-  ImGui::SameLine();
-  if (ImGui::Button("Load file")) s.load_path = true;
-  ImGui::SetNextItemWidth(-80);
-  ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
-  if (ImGui::Checkbox("fixed render size", &s.fixed_size) && !s.fixed_size) s.apply_size = true;
-  if (s.fixed_size) {
-    int wh[2] = {s.fixed_w, s.fixed_h};
-    ImGui::SetNextItemWidth(140);
-    if (ImGui::InputInt2("##size", wh)) {
-      s.fixed_w = std::clamp(wh[0], 1, 16384);
-      s.fixed_h = std::clamp(wh[1], 1, 16384);
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Apply size")) s.apply_size = true;
-  }
   if (ImGui::Button(with_key("Reload", Action::Reload).c_str())) actions.push_back(Action::Reload);
+  // Less used: a scene file, the seed, a fixed render size (closed by default, so the column fits
+  // a 1280x720 window without scrolling).
+  ImGui::SameLine();
+  if (ImGui::TreeNodeEx("file, seed, size", s.fixed_size ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+    ImGui::SetNextItemWidth(-80);
+    ImGui::InputTextWithHint("##path", "scene file path (or drop one)", &s.path);
+    ImGui::SameLine();
+    if (ImGui::Button("Load file")) s.load_path = true;
+    ImGui::SetNextItemWidth(-80);
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
+    if (ImGui::Checkbox("fixed render size", &s.fixed_size) && !s.fixed_size) s.apply_size = true;
+    if (s.fixed_size) {
+      int wh[2] = {s.fixed_w, s.fixed_h};
+      ImGui::SetNextItemWidth(140);
+      if (ImGui::InputInt2("##size", wh)) {
+        s.fixed_w = std::clamp(wh[0], 1, 16384);
+        s.fixed_h = std::clamp(wh[1], 1, 16384);
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Apply size")) s.apply_size = true;
+    }
+    ImGui::TreePop();
+  }
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kError);
     ImGui::TextWrapped("%s", s.error.c_str());
@@ -144,20 +153,23 @@ void renderer_panel(RendererUi& r) {
       ImGui::SetTooltip("%s\n%s%s%s", info.description.c_str(), info.source.c_str(),
                         why.empty() ? "" : "\nunavailable: ", why.c_str());
     if (!why.empty()) {
-      ImGui::Indent();
-      ImGui::PushTextWrapPos(0.f);
-      ImGui::TextDisabled("unavailable: %s", same_why ? "(the same reason)" : why.c_str());
-      ImGui::PopTextWrapPos();
-      ImGui::Unindent();
+      // One line per renderer: the name (greyed) and its reason on the same line, the full text
+      // when it differs from the one above; hover for the whole of it.
+      ImGui::SameLine(130.f);
+      ImGui::TextDisabled("unavailable%s%s", same_why ? " (the same reason)" : ": ", same_why ? "" : why.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("unavailable: %s", why.c_str());
     }
   }
   if (const RendererInfo* info = find_renderer(r.current)) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", info->description.c_str());
-    ImGui::TextDisabled("source: %s", info->source.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("source: %s", info->source.c_str());
     settings_combos(*info, r);
   }
-  ImGui::TextWrapped("present: %s", r.present_path.c_str());
+  // How frames reach the screen: the short form (up to the first ':'), the rest on hover.
+  const std::string& present = r.present_path;
+  ImGui::Text("present: %s", present.substr(0, present.find(':')).c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", present.c_str());
   if (!r.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kError);
     ImGui::TextWrapped("%s", r.error.c_str());
@@ -170,35 +182,45 @@ void animation_panel(AnimationUi& a, std::vector<Action>& actions) {
     actions.push_back(Action::TogglePlay);
   ImGui::SameLine();
   if (ImGui::Button(with_key("Step", Action::Step).c_str())) actions.push_back(Action::Step);
-  ImGui::SetNextItemWidth(-140);
-  ImGui::SliderInt("frames / display", &a.speed, 1, 16);
-  ImGui::Text("frame %" PRId64 "   (%" PRId64 " displayed)", a.frame, a.displayed_frames);
-  ImGui::Checkbox("re-render while paused", &a.rerender_when_paused);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  ImGui::SliderInt("##speed", &a.speed, 1, 16, "x%d");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames advanced per displayed frame while playing");
+  ImGui::Text("frame %" PRId64 " (%" PRId64 " shown)", a.frame, a.displayed_frames);
+  ImGui::SameLine();
+  ImGui::Checkbox("re-render paused", &a.rerender_when_paused);
 }
 
 void timings_panel(const TimingsUi& t) {
   // Both figures from the same window of frames (the median of the last kWindow).
   ImGui::Text("frame %.2f ms   %.1f FPS", t.frame_median_ms(), t.fps());
-  ImGui::TextDisabled("both: median of the last %d frames", std::min(t.frame_ms.count(), TimingsUi::kWindow));
+  ImGui::SameLine();
+  ImGui::TextDisabled("(median of %d)", std::min(t.frame_ms.count(), TimingsUi::kWindow));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("frame time and FPS both from the median of the last %d displayed frames", TimingsUi::kWindow);
   const float width = ImGui::GetContentRegionAvail().x;
   auto plot = [&](const char* id, const char* overlay, const History& h) {
     ImGui::PlotLines(id, h.values(), h.count(), h.offset(), overlay, 0.f, std::max(h.max() * 1.15f, 1e-3f),
                      ImVec2(width, 34));
   };
   plot("##frame", "frame", t.frame_ms);
+  // One line per stage (its median, or its last value and age when stale); hover for its plot.
   for (const TimingSeries& s : t.series) {
-    char overlay[160];
     const bool stale = t.stale(s);
-    if (stale)  // paused: the last value, said to be old
-      std::snprintf(overlay, sizeof overlay, "%s  %.3f %s (%lld frames ago)", s.name.c_str(), s.history.latest(),
-                    s.unit.c_str(), static_cast<long long>(t.frame_index - s.updated));
-    else
-      std::snprintf(overlay, sizeof overlay, "%s  %.3f %s", s.name.c_str(), s.history.recent_median(TimingsUi::kWindow),
-                    s.unit.c_str());
     ImGui::PushID(s.name.c_str());
     if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
-    plot("##series", overlay, s.history);
+    if (stale)  // paused: the last value, said to be old
+      ImGui::Text("%-24s %9.3f %s  (%lld frames ago)", s.name.c_str(), s.history.latest(), s.unit.c_str(),
+                  static_cast<long long>(t.frame_index - s.updated));
+    else
+      ImGui::Text("%-24s %9.3f %s", s.name.c_str(), s.history.recent_median(TimingsUi::kWindow), s.unit.c_str());
     if (stale) ImGui::PopStyleVar();
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PlotLines("##series", s.history.values(), s.history.count(), s.history.offset(), s.name.c_str(), 0.f,
+                       std::max(s.history.max() * 1.15f, 1e-3f), ImVec2(320, 80));
+      ImGui::EndTooltip();
+    }
     ImGui::PopID();
   }
   if (t.series.empty()) ImGui::TextDisabled("(no stage times yet)");
@@ -298,7 +320,8 @@ void help_window(bool* open, float display_w, float display_h) {
   ImGui::End();
 }
 
-void draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
+float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
+  float overflow = 0;
   ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(static_cast<float>(kPanelWidth), display_h), ImGuiCond_Always);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
@@ -325,8 +348,10 @@ void draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (std::exchange(ui.check.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Check", false)) check_panel(ui.check, ui.actions);
     if (header("View", false)) view_panel(ui.view, ui.actions);
+    overflow = ImGui::GetScrollMaxY();
   }
   ImGui::End();
+  return overflow;
 }
 
 }  // namespace circles

@@ -9,8 +9,9 @@
 namespace circles {
 
 // The fixed column on the left (kPanelWidth wide, full height, never moves): notices, then the
-// Scene, Renderer, Animation, Timings, Export, Check and View panels.
-void draw_panel_column(UiState& ui, float display_w, float display_h);
+// Scene, Renderer, Animation, Timings, Export, Check and View panels. Returns how many pixels of
+// the column do not fit its height (0: nothing needs scrolling).
+float draw_panel_column(UiState& ui, float display_w, float display_h);
 
 void scene_panel(SceneUi& scene, std::vector<Action>& actions);
 void renderer_panel(RendererUi& renderer);

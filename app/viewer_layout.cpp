@@ -48,8 +48,9 @@ void render_size_for(const PixelRect& area, int fixed_w, int fixed_h, int* w, in
     *w = fixed_w;
     *h = fixed_h;
   } else {
-    *w = std::max(area.w, 1);
-    *h = std::max(area.h, 1);
+    // The largest square in the area: the frame is exactly the scene's unit square, so its edges
+    // are the frame's, set off by the letterbox, instead of circles spilling into side bands.
+    *w = *h = std::max(std::min(area.w, area.h), 1);
   }
 }
 

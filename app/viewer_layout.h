@@ -52,7 +52,8 @@ Placement place_frame(const PixelRect& area, int img_w, int img_h, const ViewSta
 void zoom_about(ViewState* view, const PixelRect& area, int img_w, int img_h, double px, double py,
                 double factor);
 
-// The render size: the scene area's size, unless a fixed size is given (fixed_w, fixed_h > 0).
+// The render size: the largest square in the scene area (the scene's unit square fills the frame,
+// letterboxed), unless a fixed size is given (fixed_w, fixed_h > 0).
 void render_size_for(const PixelRect& area, int fixed_w, int fixed_h, int* w, int* h);
 
 // The last kSize values of a series, for ImGui::PlotLines (values(), count(), offset()).
