@@ -15,6 +15,7 @@
 #include "render/builtin_scenes.h"
 #include "app/registry.h"
 #include "render/output_file.h"
+#include "render/progress.h"
 #include "render/renderer.h"
 
 namespace circles {
@@ -28,6 +29,13 @@ double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* s
     if (stages) (*stages)[t.stage].push_back(t.ms);
   }
   return sum;
+}
+
+std::string minutes_text(double seconds) {
+  char buf[64];
+  if (seconds < 90) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  else std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
+  return buf;
 }
 
 }  // namespace
@@ -85,35 +93,60 @@ int run_bench(const BenchOptions& opt) {
   }
   if (!opt.json_path.empty()) check_output_path(opt.json_path, "--json");  // before any timing
   nlohmann::json results = nlohmann::json::array();
+  // The budget covers a whole pair (warm-up and timed frames); only a single frame longer than
+  // the budget (or --min-repeat) makes a pair take longer, so this bound holds unless frames
+  // are that slow. Loading scenes comes on top.
+  const std::size_t pairs = scenes.size() * variants.size();
+  std::fprintf(stderr, "bench: %zu scenes x %zu renderer variants = %zu pairs, %dx%d; budget %.3g s a pair: "
+               "about %s at most (plus loading scenes), longer only where one frame takes more than %.3g s\n",
+               scenes.size(), variants.size(), pairs, opt.width, opt.height, opt.max_seconds,
+               minutes_text(static_cast<double>(pairs) * opt.max_seconds).c_str(), opt.max_seconds / 2);
   std::printf("%-14s %-20s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
               "min ms", "max ms", "stage medians (ms)");
+  std::fflush(stdout);
   using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  Progress progress("bench", static_cast<double>(pairs));
+  progress.ignore_within();
+  std::size_t pair = 0;
   for (const std::string& scene_name : scenes) {
     if (const std::string note = scene_source_note(scene_name); !note.empty())
-      std::fprintf(stderr, "bench: note: %s\n", note.c_str());
+      progress.message("bench: note: " + note);
+    progress.update(static_cast<double>(pair), "loading " + scene_name);
     const Scene scene = load_scene(scene_name, opt.seed);
     for (const Variant& variant : variants) {
       const std::string& rname = variant.label;
+      progress.update(static_cast<double>(pair), scene_name + " on " + rname);
       std::unique_ptr<Renderer> r = make_renderer(variant.renderer, variant.settings);
+      const auto p0 = Clock::now();
       r->load(scene, opt.width, opt.height);
-      // Warm-up: at least one frame, and no more than the time budget allows.
-      const auto w0 = Clock::now();
+      // Warm-up: at least one frame; no more once a quarter of the budget is spent.
+      double slowest = 0;
       for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+        const auto f0 = Clock::now();
         r->advance();
         r->render();
         frame_ms(*r, nullptr);  // waits for the frame
-        if (std::chrono::duration<double>(Clock::now() - w0).count() > opt.max_seconds / 4) break;
+        slowest = std::max(slowest, seconds_since(f0));
+        if (seconds_since(p0) > opt.max_seconds / 4) break;
       }
+      // Timed frames: --repeat of them, stopping when the next frame would overrun the budget
+      // (the slowest frame so far predicts it), but never below --min-repeat.
       std::vector<double> times;
       std::map<std::string, std::vector<double>> stages;
-      const auto t0 = Clock::now();
-      for (int i = 0; i < opt.frames; ++i) {
+      for (int i = 0; i < opt.repeat; ++i) {
+        progress.update(pair + std::min(1.0, seconds_since(p0) / std::max(1e-9, opt.max_seconds)),
+                        scene_name + " on " + rname);
+        const bool enough = static_cast<int>(times.size()) >= opt.min_repeat;
+        if (enough && seconds_since(p0) + slowest > opt.max_seconds) break;
+        const auto f0 = Clock::now();
         r->advance();
         r->render();
         times.push_back(frame_ms(*r, &stages));
-        const double spent = std::chrono::duration<double>(Clock::now() - t0).count();
-        if (static_cast<int>(times.size()) >= opt.min_frames && spent > opt.max_seconds) break;
+        slowest = std::max(slowest, seconds_since(f0));
       }
+      ++pair;
+      progress.clear();
       const double med = median(times);
       std::string stage_text;
       nlohmann::json stage_json = nlohmann::json::object();

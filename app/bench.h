@@ -13,10 +13,10 @@ struct BenchOptions {
   std::vector<std::string> scenes;     // empty: every built-in scene
   std::vector<std::string> renderers;  // empty: every renderer available here
   int width = 1024, height = 1024;
-  int frames = 20;             // timed frames per pair (fewer if max_seconds runs out)
-  int warmup = 3;              // untimed frames first (at least one)
-  int min_frames = 3;          // timed frames even past max_seconds
-  double max_seconds = 4.0;    // per scene/renderer pair, timed part
+  int repeat = 20;             // timed frames per pair (fewer if max_seconds runs out)
+  int warmup = 3;              // untimed frames first (at least one; fewer if a frame is slow)
+  int min_repeat = 1;          // timed frames even past max_seconds
+  double max_seconds = 4.0;    // per scene/renderer pair, warm-up included
   std::uint64_t seed = 1;
   std::string json_path;       // also write the results as JSON here
   // Settings for every renderer that takes them (renderers that cannot are skipped, with a

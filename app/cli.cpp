@@ -272,6 +272,7 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
                  last - first, last - first, first_path.c_str(), last_path.c_str());
   std::unique_ptr<Renderer> r = make_renderer(job.renderer, job.settings);
   Image img;
+  Progress progress("render " + job.scene, static_cast<double>(last - first));
   run_frames(*r, scene, w, h, first, last, [&](std::int64_t f) {
     r->read_image(&img);
     const std::string path = frame_path(pattern, f, several);
@@ -288,9 +289,11 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
                                ", frames " + std::to_string(f) + ".." + std::to_string(last - 1) +
                                " were not written");
     }
-    std::fprintf(stderr, "%s: frame %" PRId64 " (%dx%d, %s) -> %s\n", job.scene.c_str(), f, w, h,
-                 job.renderer.c_str(), path.c_str());
-  });
+    char line[512];
+    std::snprintf(line, sizeof line, "%s: frame %" PRId64 " (%dx%d, %s) -> ", job.scene.c_str(), f, w, h,
+                  job.renderer.c_str());
+    progress.message(line + path);
+  }, &progress, "render " + job.scene);
   return 0;
 }
 
@@ -303,8 +306,9 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   check_output_path(frame_path(diff_pattern, first, last - first > 1), "--diff");  // before any work
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
   std::unique_ptr<Renderer> test = make_renderer(job.renderer, job.settings);
+  Progress progress("check " + job.scene, static_cast<double>(last - first));
   ref->load(scene, w, h);
-  ref->seek(first);
+  seek_frames(*ref, scene, first, &progress);
   bool all_ok = true;
   Image a, b;
   run_frames(*test, scene, w, h, first, last, [&](std::int64_t f) {
@@ -314,6 +318,7 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
     test->read_image(&b);
     const Comparison c = compare_images(a, b, tolerance);
     const bool ok = c.passed();
+    progress.clear();  // stdout's result line goes where it stood
     std::printf("%s frame %" PRId64 " %dx%d %s vs cpu-ref: %s: %s\n", job.scene.c_str(), f, w, h,
                 job.renderer.c_str(), ok ? "PASS" : "FAIL", c.summary().c_str());
     if (!ok) {
@@ -322,7 +327,8 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
       write_png(path, difference_image(a, b, 16.f));
       std::printf("  difference (x16) written to %s\n", path.c_str());
     }
-  });
+    std::fflush(stdout);
+  }, &progress, "check " + job.scene);
   return all_ok ? 0 : 1;
 }
 
@@ -336,7 +342,10 @@ int cmd_scene_save(const std::string& name, const std::string& path, std::int64_
     throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
                                 std::to_string(s.frame));
   check_output_path(path, "FILE");
-  advance_scene(&s, frame - s.frame);
+  {
+    Progress progress("scene save " + name, 1);
+    advance_scene(&s, frame - s.frame, &progress);
+  }
   save_scene_file(s, path);
   std::fprintf(stderr, "%s: frame %" PRId64 ", %zu circles -> %s\n", name.c_str(), s.frame,
                s.circles.size(), path.c_str());
@@ -380,7 +389,7 @@ int run_cli(int argc, const char* const* argv) {
   CLI::App* save = scene_cmd->add_subcommand("save", "write a built-in scene (at any frame) as a scene file");
   save->add_option("NAME", save_name, "built-in scene name or scene file")->required();
   save->add_option("FILE", save_path, "output scene file")->required();
-  save->add_option("--frame", save_frame, "animation frame to save (default: the scene's own frame)")
+  save->add_option("--frame,--frames", save_frame, "animation frame A to save (default: the scene's own frame)")
       ->check(seed_check());
   save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
 
@@ -391,10 +400,19 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--scenes", bench_opt.scenes, "scenes (default: every built-in)")->delimiter(',');
   bench->add_option("--renderers", bench_opt.renderers, "renderers (default: every available one)")->delimiter(',');
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
-  bench->add_option("--frames", bench_opt.frames, "timed frames per pair")->capture_default_str()->check(CLI::Range(1, 100000));
-  bench->add_option("--warmup", bench_opt.warmup, "untimed frames first")->capture_default_str()->check(CLI::Range(0, 100000));
-  bench->add_option("--max-seconds", bench_opt.max_seconds, "stop timing a pair after this long (but see --min-frames)")->capture_default_str()->check(finite_check() & CLI::Range(0.0, 1e6));
-  bench->add_option("--min-frames", bench_opt.min_frames, "timed frames per pair even past --max-seconds")->capture_default_str()->check(CLI::Range(1, 100000));
+  bench->add_option("--repeat", bench_opt.repeat, "timed frames per pair (fewer when --max-seconds runs out)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  bench->add_option("--warmup", bench_opt.warmup, "untimed frames first (fewer when a frame is slow)")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  bench->add_option("--max-seconds", bench_opt.max_seconds,
+                    "time budget per scene/renderer pair, warm-up included; a pair takes longer only when a "
+                    "single frame does (or for --min-repeat)")
+      ->capture_default_str()->check(finite_check() & CLI::Range(0.0, 1e6));
+  bench->add_option("--min-repeat", bench_opt.min_repeat, "timed frames per pair even past --max-seconds")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  // --frames names animation frames (render, check, view); here it would be a count. Say so.
+  std::string bench_frames;
+  bench->add_option("--frames", bench_frames)->group("");
   bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
@@ -413,7 +431,7 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("-r,--renderer", view_opt.renderer,
                    "renderer (see `circles list`); default: " + default_renderer_name());
   view->add_option("-s,--size", view_opt.size,
-                   "WxH. In a window: a fixed render size (default: the scene area's size in pixels). With "
+                   "WxH. In a window: a fixed render size (default: the largest square in the scene area, which the unit square fills). With "
                    "--offscreen: the window size (default 1280x720)");
   view->add_option("--render-size", view_opt.render_size,
                    "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
@@ -422,9 +440,11 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
   view->add_flag("--offscreen", view_opt.offscreen,
                  "no window: the same loop and UI on an offscreen EGL context (NVIDIA EGL device, else Mesa "
-                 "surfaceless); needs --frames; prints a timing summary");
-  view->add_option("--frames", view_opt.frames, "show N frames, then exit (required with --offscreen)")
+                 "surfaceless); needs --quit-after; prints a timing summary");
+  view->add_option("--quit-after", view_opt.quit_after, "show N frames, then exit (required with --offscreen)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+  view->add_option("--frames", view_opt.frames,
+                   "animation frame A to start at (as in render and check); default: the scene's own frame");
   view->add_option("--screenshot", view_opt.screenshot,
                    "after the last frame, write the whole window (panels included) as PNG");
   view->add_option("--export", view_opt.export_png,
@@ -488,8 +508,8 @@ int run_cli(int argc, const char* const* argv) {
 #else
     if (*view) {
       std::fprintf(stderr,
-                   "circles: error: this build has no GUI: the viewer needs GLFW, libepoxy, EGL and Dear ImGui "
-                   "at configure time (libglfw3-dev libepoxy-dev libegl-dev libimgui-dev) and CIRCLES_GUI=ON. "
+                   "circles: error: this build has no GUI: the viewer needs GLFW, GLAD (python3-glad), EGL and Dear ImGui "
+                   "at configure time (libglfw3-dev python3-glad libegl-dev libimgui-dev) and CIRCLES_GUI=ON. "
                    "Use `circles render` for images.\n");
       return 1;
     }
@@ -500,6 +520,9 @@ int run_cli(int argc, const char* const* argv) {
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*kernels) return run_kernels(kernels_opt);
     if (*bench) {
+      if (!bench_frames.empty())
+        throw std::invalid_argument("bench has no --frames (in render, check and view it names animation "
+                                    "frames): the timed frames per pair are --repeat N");
       parse_size(bench_size, &bench_opt.width, &bench_opt.height);
       return run_bench(bench_opt);
     }

@@ -4,7 +4,7 @@
 //   swap (or fence) -> collect timings without blocking.
 #include "app/viewer.h"
 
-#include <epoxy/gl.h>
+#include <glad/gl.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
@@ -175,6 +175,7 @@ class Viewer {
   std::vector<StageTiming> last_renderer_timings_, last_interop_timings_;
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
   std::int64_t displayed_ = 0;
+  float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
   bool check_failed_ = false;
 
   std::future<CheckResult> check_;  // last member: a running check is waited for first
@@ -625,6 +626,10 @@ void Viewer::print_summary() const {
     std::printf("  %-28s %10.3f %8zu\n", name.c_str(), m, values.size());
   }
   std::printf("  %-28s %10.1f\n", "FPS (1000 / median frame)", frame_median > 0 ? 1000.0 / frame_median : 0.0);
+  if (panel_overflow_ > 0)
+    std::printf("panels: %.0f pixels below the window's bottom (the column scrolls)\n", panel_overflow_);
+  else
+    std::printf("panels: everything fits without scrolling\n");
   std::fflush(stdout);
 }
 
@@ -647,7 +652,7 @@ int Viewer::run() {
     }
     const float pixel_scale = surface_->pixel_scale();
     const PixelRect area = scene_area(fb_w, fb_h, pixel_scale);
-    const bool last_frame = o.frames > 0 && displayed_ + 1 >= o.frames;
+    const bool last_frame = o.quit_after > 0 && displayed_ + 1 >= o.quit_after;
 
     // 1. What the previous frame's UI, keys and drops asked for; the render size.
     apply_requests();
@@ -665,7 +670,7 @@ int Viewer::run() {
     }
     fresh_ = false;
 
-    // 3. After the last frame (--frames): check, export (before drawing, so an overlay shows).
+    // 3. After the last frame (--quit-after): check, export (before drawing, so an overlay shows).
     if (last_frame && o.check) {
       start_check();
       poll_check(true);
@@ -681,7 +686,7 @@ int Viewer::run() {
     ImGui::NewFrame();
     handle_input(area, fb_h, pixel_scale);
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    draw_panel_column(ui_, display.x, display.y);
+    panel_overflow_ = draw_panel_column(ui_, display.x, display.y);
     help_window(&ui_.help_open, display.x, display.y);
     ImGui::Render();
 
@@ -708,7 +713,7 @@ int Viewer::run() {
     ui_.timings.frame_ms.push(static_cast<float>(frame_ms));
     record("frame", frame_ms);
     ++displayed_;
-    if (o.frames > 0 && displayed_ >= o.frames) surface_->request_close();
+    if (o.quit_after > 0 && displayed_ >= o.quit_after) surface_->request_close();
   }
   print_summary();
   return check_failed_ ? 1 : 0;
@@ -725,7 +730,7 @@ int run_viewer(const ViewerOptions& opt) {
     std::fprintf(stderr,
                  "circles view: cannot open a window: %s\n"
                  "  No display? Render images with `circles render SCENE -o out.png`, or run the viewer\n"
-                 "  without a window: `circles view --offscreen SCENE --frames N --screenshot out.png`.\n",
+                 "  without a window: `circles view --offscreen SCENE --quit-after N --screenshot out.png`.\n",
                  e.what());
     return 1;
   }

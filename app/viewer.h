@@ -23,7 +23,8 @@ struct ViewerOptions {
   std::uint64_t seed = kDefaultSeed;
   std::string vsync;        // "on", "off" or "" (on in a window)
   bool offscreen = false;
-  std::int64_t frames = 0;  // 0: run until closed (window only)
+  std::int64_t quit_after = 0;  // displayed frames before exiting; 0: run until closed (window only)
+  std::string frames;       // --frames A: the animation frame to start at ("": the scene's own)
   std::string screenshot;   // after the last frame: the whole window as PNG
   std::string export_png;   // after the last frame: the frame as PNG (like `circles render`)
   bool check = false;       // after the last frame: compare with cpu-ref (exit 1 on FAIL)

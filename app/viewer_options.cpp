@@ -8,6 +8,8 @@
 #include "app/viewer.h"
 #include "app/viewer_layout.h"
 #include "app/registry.h"
+#include "render/cpu_renderers.h"
+#include "render/progress.h"
 
 namespace circles {
 
@@ -32,13 +34,20 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   c.opt = opt;
 
   // Usage first (cheap): every one of these is exit 2.
-  if (opt.frames < 0) throw std::invalid_argument("--frames must be at least 1");
-  if (opt.offscreen && opt.frames == 0)
-    throw std::invalid_argument("--offscreen needs --frames N (how many frames to run before exiting)");
-  if (opt.frames == 0) {
-    if (!opt.screenshot.empty()) throw std::invalid_argument("--screenshot needs --frames N (it is taken after the last frame)");
-    if (!opt.export_png.empty()) throw std::invalid_argument("--export needs --frames N (it is written after the last frame)");
-    if (opt.check) throw std::invalid_argument("--check needs --frames N (it runs after the last frame)");
+  if (opt.quit_after < 0) throw std::invalid_argument("--quit-after must be at least 1");
+  if (opt.offscreen && opt.quit_after == 0)
+    throw std::invalid_argument("--offscreen needs --quit-after N (how many frames to show before exiting)");
+  if (opt.quit_after == 0) {
+    if (!opt.screenshot.empty()) throw std::invalid_argument("--screenshot needs --quit-after N (it is taken after the last frame)");
+    if (!opt.export_png.empty()) throw std::invalid_argument("--export needs --quit-after N (it is written after the last frame)");
+    if (opt.check) throw std::invalid_argument("--check needs --quit-after N (it runs after the last frame)");
+  }
+  std::int64_t start = -1, start_end = 0;
+  if (!opt.frames.empty()) {
+    if (opt.frames.find(':') != std::string::npos)
+      throw std::invalid_argument("--frames '" + opt.frames + "': the viewer starts at one frame (--frames A); "
+                                  "--quit-after N says how many frames it shows");
+    parse_frames(opt.frames, &start, &start_end);
   }
   if (opt.diff_overlay && !opt.check) throw std::invalid_argument("--diff-overlay needs --check");
   if (opt.speed < 1 || opt.speed > 16) throw std::invalid_argument("--speed must be 1..16");
@@ -92,7 +101,15 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   c.no_interop_source = opt.no_interop ? "--no-interop" : "CIRCLES_FORCE_NO_INTEROP=1";
 
   // The scene last: generating a large built-in takes a moment.
-  c.scene = std::make_shared<const Scene>(load_scene(opt.scene, opt.seed));
+  Scene scene = load_scene(opt.scene, opt.seed);
+  if (start >= 0) {
+    if (start < scene.frame)
+      throw std::invalid_argument("--frames " + opt.frames + " is before the scene's frame " +
+                                  std::to_string(scene.frame) + " (animations only run forward)");
+    Progress progress("view " + opt.scene, 1);
+    advance_scene(&scene, start - scene.frame, &progress);
+  }
+  c.scene = std::make_shared<const Scene>(std::move(scene));
   return c;
 }
 

@@ -2,6 +2,10 @@
 
 #include "render/animate.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace circles {
 
 namespace {
@@ -29,7 +33,42 @@ __global__ void animate_kernel(Animation kind, std::uint64_t seed, std::int64_t 
 
 CudaRenderer::CudaRenderer() = default;
 
+void CudaRenderer::check_device_memory(const Scene& scene, int width, int height, double extra,
+                                       const std::string& what, const std::string& detail,
+                                       double held_extra) const {
+  const double n = static_cast<double>(scene.circles.size());
+  const double need = n * (2 * sizeof(float4) + sizeof(float2)) + static_cast<double>(width) * height * sizeof(float4) + extra;
+  const double held = static_cast<double>(pos_rad_.size() + color_.size() + image_.size()) * sizeof(float4) +
+                      static_cast<double>(velocity_.size()) * sizeof(float2) + held_extra;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  double avail = static_cast<double>(free_bytes) + held;
+  std::string limit_note;
+  if (const char* cap = std::getenv("CIRCLES_GPU_MEMORY_LIMIT_MB"); cap && *cap) {
+    const double limit = std::strtod(cap, nullptr) * 1024 * 1024;
+    if (limit >= 0 && limit < avail) {
+      avail = limit;
+      limit_note = std::string(" (CIRCLES_GPU_MEMORY_LIMIT_MB=") + cap + ")";
+    }
+  }
+  const double gib = 1024.0 * 1024 * 1024;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s at %dx%d with %zu circles needs about %.2f GiB of GPU memory%s%s", what.c_str(),
+                width, height, scene.circles.size(), need / gib, detail.empty() ? "" : ", ", detail.c_str());
+  if (need > avail) {
+    char more[160];
+    std::snprintf(more, sizeof more, "; the GPU has %.2f GiB free%s", avail / gib, limit_note.c_str());
+    throw std::runtime_error(std::string(buf) + more);
+  }
+  if (need > 2 * gib) std::fprintf(stderr, "circles: note: %s\n", buf);
+}
+
 void CudaRenderer::load(const Scene& scene, int width, int height) {
+  check_device_memory(scene, width, height, 0, "this renderer", "", 0);
+  load_unchecked(scene, width, height);
+}
+
+void CudaRenderer::load_unchecked(const Scene& scene, int width, int height) {
   const std::size_t n = scene.circles.size();
   std::vector<float4> pos(n), col(n);
   std::vector<float2> vel(n);

@@ -29,6 +29,7 @@ struct FrameParams {
 class CudaRenderer : public Renderer {
  public:
   CudaRenderer();
+  // Checks the GPU memory the load needs (check_device_memory), then loads.
   void load(const Scene& scene, int width, int height) override;
   void advance() override;
   void seek(std::int64_t frame) override {
@@ -48,6 +49,14 @@ class CudaRenderer : public Renderer {
   void stage(const char* name) { timer_.mark(name, stream()); }
   cudaStream_t stream() const { return stream_.get(); }
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
+  // Refuses, before allocating, a load that cannot fit in the GPU's free memory (plus what this
+  // renderer already holds): `extra` bytes beyond the circles and the image, which `what` and
+  // `detail` describe in the message. Says what a large load will use. CIRCLES_GPU_MEMORY_LIMIT_MB
+  // caps the free memory seen (tests).
+  // load() without the memory check, for renderers that check a larger need themselves.
+  void load_unchecked(const Scene& scene, int width, int height);
+  void check_device_memory(const Scene& scene, int width, int height, double extra, const std::string& what,
+                           const std::string& detail, double held_extra) const;
   FrameParams frame_params() const { return {view_, background_, image_.get()}; }
   Shading shading() const { return shading_; }
 

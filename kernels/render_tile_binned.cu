@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
+#include <string>
 
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
@@ -174,11 +176,20 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_total_)); }
 
   void load(const Scene& scene, int width, int height) override {
-    CudaRenderer::load(scene, width, height);
     const View v = make_view(width, height);
     unsigned long long pairs = 0;
     for (const Circle& c : scene.circles) pairs += tile_rect(c.x, c.y, c.radius, v, tile_).count();
-    capacity_ = capacity_for(pairs, limit_);
+    const unsigned capacity = capacity_for(pairs, limit_);
+    // Pairs: keys and ids, double-buffered for the sort (16 B a pair); per circle a count and an
+    // offset (16 B); per tile a range (8 B); the sort's temporary storage (about 4 B a pair).
+    const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
+    const double extra = 20.0 * capacity + 16.0 * scene.circles.size() + 8.0 * (tiles + 1);
+    const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
+                        8.0 * (counts_.size() + offsets_.size() + ranges_.size()) + temp_.size();
+    check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
+                        std::to_string(pairs) + " circle-tile pairs", held);
+    CudaRenderer::load_unchecked(scene, width, height);
+    capacity_ = capacity;
     total_pending_ = false;
   }
 

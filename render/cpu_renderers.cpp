@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "render/animate.h"
+#include "render/progress.h"
 #include "render/raster.h"
 #include "render/renderer.h"
 
@@ -51,14 +52,16 @@ void animate_circles(Scene* scene, std::size_t begin, std::size_t end) {
   }
 }
 
-void advance_scene(Scene* scene, std::int64_t frames) {
+void advance_scene(Scene* scene, std::int64_t frames, Progress* progress) {
   if (scene->animation == Animation::None) {
     scene->frame += frames;
     return;
   }
+  if (progress) progress->restart("advance to frame " + std::to_string(scene->frame + frames), static_cast<double>(frames));
   for (std::int64_t f = 0; f < frames; ++f) {
     animate_circles(scene, 0, scene->circles.size());
     ++scene->frame;
+    if (progress) progress->update(static_cast<double>(f + 1), "frame " + std::to_string(scene->frame));
   }
 }
 
@@ -151,7 +154,10 @@ class CpuRenderer : public Renderer {
 class CpuRefRenderer final : public CpuRenderer {
   void draw() override {
     clear_rows(0, view_.height);
-    for (const Circle& c : scene_.circles) {
+    const std::size_t n = scene_.circles.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      if ((k & 4095) == 0) progress_within(static_cast<double>(k) / n);
+      const Circle& c = scene_.circles[k];
       int i0, i1, j0, j1;
       pixel_span(c.x, c.radius, view_.scale, view_.off_x, view_.width, &i0, &i1);
       pixel_span(c.y, c.radius, view_.scale, view_.off_y, view_.height, &j0, &j1);
@@ -192,8 +198,13 @@ class CpuMtRenderer final : public CpuRenderer {
     parallel_for(chunks, 1, [](void* self, std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) static_cast<CpuMtRenderer*>(self)->bin(k);
     }, this);
+    tiles_done_ = 0;
     parallel_for(tiles, 1, [](void* self, std::size_t b, std::size_t e) {
-      for (std::size_t t = b; t < e; ++t) static_cast<CpuMtRenderer*>(self)->shade_tile(t);
+      auto* me = static_cast<CpuMtRenderer*>(self);
+      for (std::size_t t = b; t < e; ++t) {
+        me->shade_tile(t);
+        progress_within(static_cast<double>(++me->tiles_done_) / (static_cast<double>(me->tiles_x_) * me->tiles_y_));
+      }
     }, this);
   }
 
@@ -234,6 +245,7 @@ class CpuMtRenderer final : public CpuRenderer {
 
   int tiles_x_ = 0, tiles_y_ = 0;
   std::size_t bin_chunk_ = 1;
+  std::atomic<std::size_t> tiles_done_{0};  // for the progress line
   std::vector<std::vector<std::vector<std::uint32_t>>> bins_;  // [chunk][tile] -> circle ids
 };
 

@@ -12,7 +12,7 @@ std::unique_ptr<Renderer> make_cpu_ref_renderer(const RendererSettings& settings
 // increments scene->frame once all circles have moved).
 void animate_circles(Scene* scene, std::size_t begin, std::size_t end);
 // Advances the whole scene by `frames` frames, sequentially (for `scene save --frame N`).
-void advance_scene(Scene* scene, std::int64_t frames);
+void advance_scene(Scene* scene, std::int64_t frames, Progress* progress = nullptr);
 std::unique_ptr<Renderer> make_cpu_mt_renderer(const RendererSettings& settings);
 
 // Runs fn(begin, end) over [0, n) split into chunks on up to `threads` threads (0 = all cores).

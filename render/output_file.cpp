@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -37,6 +40,47 @@ void check_output_path(const std::string& path, const std::string& what) {
     throw std::invalid_argument(what + " '" + path + "': directory '" + dir.string() + "' is not writable");
 }
 
+namespace {
+
+// Ctrl-C (or SIGTERM, SIGHUP) while a temporary file exists removes it before the process ends,
+// so an interrupted write leaves neither a partial file nor a stray temporary. The handler only
+// calls unlink() and re-raises the signal with its default action (async-signal-safe).
+char g_temp_path[4096];
+std::atomic<bool> g_temp_live{false};
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void remove_temp_and_reraise(int sig) {
+  if (g_temp_live.load()) ::unlink(g_temp_path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Installs the handler where the signal still has its default action (a program's own
+// handlers are left alone).
+void install_cleanup_handlers() {
+  static const bool installed = [] {
+    for (int sig : kCleanupSignals) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+      struct sigaction act {};
+      act.sa_handler = remove_temp_and_reraise;
+      sigemptyset(&act.sa_mask);
+      ::sigaction(sig, &act, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+// Test hook: CIRCLES_TEST_WRITE_DELAY_MS holds a write for that long with its temporary file in
+// place, so a test can interrupt it there.
+void test_write_delay() {
+  const char* ms = std::getenv("CIRCLES_TEST_WRITE_DELAY_MS");
+  if (ms && *ms) ::usleep(static_cast<useconds_t>(std::strtoul(ms, nullptr, 10) * 1000));
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what) {
   const std::string target = output_target(path);
   std::string tmp = target + ".XXXXXX";
@@ -44,8 +88,17 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
     if (remove_tmp) ::unlink(tmp.c_str());
     return std::runtime_error("cannot write " + what + " '" + path + "': " + std::strerror(err));
   };
+  install_cleanup_handlers();
+  const bool track = tmp.size() < sizeof g_temp_path;
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw failure(errno, false);
+  if (track) {
+    std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
+    g_temp_live.store(true);
+  }
+  struct Untrack {
+    ~Untrack() { g_temp_live.store(false); }
+  } untrack;
   // mkstemp makes the file 0600; give it the mode a new file gets here (0666 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -59,6 +112,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
   }
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) throw failure(err, true);
+  test_write_delay();
   if (std::rename(tmp.c_str(), target.c_str()) != 0) throw failure(errno, true);
 }
 

@@ -1,11 +1,14 @@
 // The one interface every renderer implements (CPU or CUDA). A renderer owns the circles'
 // current state and its output image; the caller loads a scene, then advances and renders.
 #pragma once
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "render/image.h"
+#include "render/progress.h"
 #include "render/scene.h"
 
 namespace circles {
@@ -51,16 +54,36 @@ class Renderer {
 
 namespace circles {
 
+// Advances `r` (loaded with `scene`) to `frame` in steps, reporting them on `progress` (when
+// given): seeking far into an animation can take long, and is shown, and can be stopped. A still
+// scene takes the number at once.
+inline void seek_frames(Renderer& r, const Scene& scene, std::int64_t frame, Progress* progress) {
+  if (!progress || scene.animation == Animation::None || frame - r.frame() <= 1) {
+    r.seek(frame);
+    return;
+  }
+  const std::int64_t from = r.frame();
+  progress->restart("seek to frame " + std::to_string(frame), static_cast<double>(frame - from));
+  while (r.frame() < frame) {
+    r.seek(std::min(frame, r.frame() + 64));
+    progress->update(static_cast<double>(r.frame() - from), "frame " + std::to_string(r.frame()));
+  }
+}
+
 // Loads `scene` into `r` at width x height, advances to frame `first` (>= scene.frame), then for
 // each frame f in [first, last) renders it and calls on_frame(f). The one frame loop shared by the
-// CLI, the tests and the benchmark.
+// CLI, the tests and the benchmark. With `progress`, the seek and the frames are shown on it (its
+// task is `task`).
 template <class OnFrame>
 void run_frames(Renderer& r, const Scene& scene, int width, int height, std::int64_t first,
-                std::int64_t last, OnFrame on_frame) {
+                std::int64_t last, OnFrame on_frame, Progress* progress = nullptr,
+                const std::string& task = {}) {
   r.load(scene, width, height);
-  r.seek(first);
+  seek_frames(r, scene, first, progress);
+  if (progress) progress->restart(task, static_cast<double>(last - first));
   for (std::int64_t f = first; f < last; ++f) {
     if (f > first) r.advance();
+    if (progress) progress->update(static_cast<double>(f - first), "frame " + std::to_string(f));
     r.render();
     on_frame(f);
   }

@@ -8,7 +8,7 @@
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
 #   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_gpu_tests \
 #     build-gpu/tests/circles_viewer_tests .device/bin/
-#   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libepoxy0 libstb0   # fills .gl/ (needs .git/info)
+#   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libstb0   # fills .gl/ (needs .git/info)
 # Then one `device run` with carry [".device", ".gl"] and the command
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export OUT; bash scripts/gpu-run.sh
 # (if the EGL vendor file is missing there, also export
@@ -51,10 +51,10 @@ for step in "${steps[@]}"; do
     bench)
       echo "== benchmark 1024x1024: CUDA renderers, every tile size, side by side"
       "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned \
-        --frames 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
+        --repeat 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
       echo "== benchmark 1024x1024: CPU renderers (one warm-up frame on the slow scenes)"
-      { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --frames 10 --warmup 1 --max-seconds 2
-        "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --frames 5 --warmup 1 --max-seconds 2; } \
+      { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --repeat 10 --warmup 1 --max-seconds 2
+        "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --repeat 5 --warmup 1 --max-seconds 2; } \
         2>&1 | tee "$OUT/bench_cpu.log"
       ;;
     lab-sanitize)
@@ -112,23 +112,23 @@ for step in "${steps[@]}"; do
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       echo "== viewer: compute-sanitizer memcheck on the interop present kernel"
       compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/circles" view --offscreen rand10k \
-        -s 640x480 --frames 3 --play > /tmp/san.log 2>&1
+        -s 640x480 --quit-after 3 --play > /tmp/san.log 2>&1
       rc=$?; grep -E "ERROR SUMMARY|present:" /tmp/san.log; [ "$rc" -eq 0 ] || status=1
       echo "== viewer: frame time at 1920x1080, offscreen, vsync off (render size 1920x1080)"
       for scene in rand100k rand1M snow; do
-        "$BIN/circles" view --offscreen "$scene" -s 1920x1080 --render-size 1920x1080 --frames 300 --play \
+        "$BIN/circles" view --offscreen "$scene" -s 1920x1080 --render-size 1920x1080 --quit-after 300 --play \
           2>&1 | tee "$OUT/viewer_$scene.log" | sed -n '/timing summary/,$p'
       done
       echo "== diagnostics: snow through cuda-tile-scan, rand1M through the host copy"
-      "$BIN/circles" view --offscreen snow -r cuda-tile-scan -s 1920x1080 --render-size 1920x1080 --frames 300 \
+      "$BIN/circles" view --offscreen snow -r cuda-tile-scan -s 1920x1080 --render-size 1920x1080 --quit-after 300 \
         --play 2>&1 | tee "$OUT/viewer_snow_tile_scan.log" | grep -E "^  frame|clear|FPS"
-      "$BIN/circles" view --offscreen rand1M -s 1920x1080 --render-size 1920x1080 --frames 300 --play --no-interop \
+      "$BIN/circles" view --offscreen rand1M -s 1920x1080 --render-size 1920x1080 --quit-after 300 --play --no-interop \
         2>&1 | tee "$OUT/viewer_rand1M_host_copy.log" | grep -E "^  frame|copy|FPS"
       echo "== the renderer alone at 1920x1080"
       "$BIN/circles" bench --scenes rand100k,rand1M,snow --renderers cuda-tile-binned,cuda-tile-scan --tile-size 16 \
-        -s 1920x1080 --frames 100 --max-seconds 10 2>&1 | tee "$OUT/bench_1080p.log"
+        -s 1920x1080 --repeat 100 --max-seconds 10 2>&1 | tee "$OUT/bench_1080p.log"
       echo "== screenshot"
-      "$BIN/circles" view --offscreen snow -s 1600x900 --frames 120 --play --screenshot "$OUT/viewer.png" \
+      "$BIN/circles" view --offscreen snow -s 1600x900 --quit-after 120 --play --screenshot "$OUT/viewer.png" \
         2>&1 | grep -E "present|screenshot|EGL"
       ;;
   esac

@@ -3,8 +3,8 @@
 # CUDA is not installed here: the build uses nvcc when /usr/local/cuda (or CUDACXX) has one, and
 # otherwise builds the CPU renderers only.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libstb-dev
-          libgtest-dev libbenchmark-dev libglfw3-dev libimgui-dev libepoxy-dev libegl-dev libgl-dev
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev pkg-config libcli11-dev nlohmann-json3-dev libstb-dev
+          libgtest-dev libbenchmark-dev libglfw3-dev libimgui-dev python3-glad libegl-dev libgl-dev
           libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,8 @@
 #include <iterator>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "app/cli.h"
 #include "app/lab_cli.h"
 #include "app/lab_registry.h"
@@ -250,7 +252,7 @@ TEST_F(CliTest, WritesAreAtomicAndFollowSymlinks) {
   EXPECT_EQ(names, (std::set<std::string>{"out.png", "out.png.tmp", "link.png", "target.png"}));
   // A scene file and a JSON file go the same way.
   ASSERT_EQ(cli({"scene", "save", "rgb", path("s.scene")}), 0);
-  ASSERT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--frames", "1", "--warmup", "0",
+  ASSERT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--repeat", "1", "--warmup", "0",
                  "--json", path("b.json")}),
             0);
   for (const auto& e : fs::directory_iterator(dir_))
@@ -357,14 +359,43 @@ TEST_F(CliTest, SceneSaveDefaultsToTheScenesOwnFrame) {
 }
 
 TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {
-  EXPECT_EQ(cli({"bench", "--scenes", "rgb,nosuch", "--renderers", "cpu-mt", "--frames", "1"}), 2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb,nosuch", "--renderers", "cpu-mt", "--repeat", "1"}), 2);
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "--tile-size", "32"}), 2);
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref,cpu-mt", "--tile-size", "16",
-                 "--frames", "1", "--warmup", "0", "--json", path("b.json")}),
+                 "--repeat", "1", "--warmup", "0", "--json", path("b.json")}),
             0);  // cpu-ref cannot take a tile size: skipped with a note
   EXPECT_NE(slurp(path("b.json")).find("cpu-mt"), std::string::npos);
   EXPECT_EQ(slurp(path("b.json")).find("\"cpu-ref\""), std::string::npos);
   EXPECT_EQ(cli({"bench", "--max-seconds", "-1"}), 2);
+}
+
+// --frames names animation frames wherever it appears; bench's count of timed frames is --repeat,
+// and bench says so to whoever types --frames there.
+TEST_F(CliTest, BenchFramesIsCalledRepeat) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--frames", "3"}), 2);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("--repeat"), std::string::npos);
+}
+
+// The budget is the whole pair's: once a frame is longer than half of it, one warm-up and one
+// timed frame are all a pair gets (it took 1 + 3 before, whatever the budget). The run says
+// up front how many pairs there are and how long they may take.
+TEST_F(CliTest, BenchKeepsToItsBudgetAndSaysSoFirst) {
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(cli({"bench", "--scenes", "rand10k,rgb", "--renderers", "cpu-ref", "-s", "64x64", "--max-seconds",
+                 "0.0001", "--repeat", "50", "--warmup", "5", "--json", path("b.json")}),
+            0);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("2 scenes x 1 renderer variants = 2 pairs"), std::string::npos) << err;
+  EXPECT_NE(err.find("at most"), std::string::npos) << err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("b.json")));
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["frames"], 1) << j[0]["scene"];
+  // A generous budget takes every --repeat frame.
+  ASSERT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "-s", "8x8", "--max-seconds", "60",
+                 "--repeat", "7", "--json", path("c.json")}),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("c.json")))[0]["frames"], 7);
 }
 
 TEST_F(CliTest, CheckPassesForCpuMt) {

@@ -163,6 +163,31 @@ TEST(GpuRenderer, BinnedOverflowFallbackIsExact) {
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
 
+// A load that cannot fit in the GPU's memory is refused before anything is allocated, with what
+// it needs and what is free (the limit stands in for a smaller GPU); within the limit it loads.
+TEST(GpuRenderer, LoadBeyondGpuMemoryIsRefusedClearly) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    const Scene& scene = cached_scene("rand10k");
+    ::setenv("CIRCLES_GPU_MEMORY_LIMIT_MB", "32", 1);
+    auto r = make_renderer(name);
+    try {
+      r->load(scene, 2048, 2048);  // the float image alone is 64 MiB
+      ADD_FAILURE() << name << ": a 2048x2048 load fitted in 32 MiB";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("2048x2048 with 10000 circles needs about"), std::string::npos) << what;
+      EXPECT_NE(what.find("GiB free (CIRCLES_GPU_MEMORY_LIMIT_MB=32)"), std::string::npos) << what;
+    }
+    EXPECT_NO_THROW(r->load(scene, 257, 193)) << name;  // about 3 MiB
+    ::unsetenv("CIRCLES_GPU_MEMORY_LIMIT_MB");
+    r->render();
+    Image img;
+    r->read_image(&img);
+    EXPECT_EQ(img.width, 257);
+  }
+}
+
 // No circles at all: the clear alone, at a size smaller than one tile in y.
 TEST(GpuRenderer, EmptySceneIsTheBackground) {
   for (const std::string& name : gpu_renderers()) {

@@ -45,16 +45,20 @@ TEST(ViewerLayout, SceneAreaIsEverythingRightOfThePanelColumn) {
   EXPECT_GE(tiny.h, 1);
 }
 
-TEST(ViewerLayout, DefaultViewOfAFollowingSizeIsOneToOne) {
-  const PixelRect a = scene_area(1000, 600, 1.f);
+TEST(ViewerLayout, DefaultViewOfAFollowingSizeIsTheUnitSquareOneToOne) {
+  const PixelRect a = scene_area(1000, 600, 1.f);  // 640x600
   int w = 0, h = 0;
   render_size_for(a, 0, 0, &w, &h);
-  EXPECT_EQ(w, a.w);
-  EXPECT_EQ(h, a.h);
+  EXPECT_EQ(w, 600);  // the largest square: the unit square fills the frame
+  EXPECT_EQ(h, 600);
   const Placement p = place_frame(a, w, h, ViewState{});
   EXPECT_EQ(p.scale, 1.0);
-  EXPECT_EQ(p.origin_x, a.x);
+  EXPECT_EQ(p.origin_x, a.x + 20);  // centred, letterboxed left and right
   EXPECT_EQ(p.origin_y, a.y);
+  const PixelRect tall = scene_area(500, 900, 1.f);  // 140x900
+  render_size_for(tall, 0, 0, &w, &h);
+  EXPECT_EQ(w, 140);
+  EXPECT_EQ(h, 140);
   render_size_for(a, 64, 32, &w, &h);
   EXPECT_EQ(w, 64);
   EXPECT_EQ(h, 32);
@@ -254,13 +258,18 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// The scene area of a screenshot (columns kPanelWidth.., every row) against a rendered PNG:
-// largest per-channel difference over RGB, in 1/255 steps.
+// The frame in a screenshot's scene area (columns kPanelWidth.., every row), centred 1:1 as the
+// default view places it, against a rendered PNG: largest per-channel difference over RGB, in
+// 1/255 steps.
 int max_scene_area_difference(const Image& shot, const Image& frame) {
+  const PixelRect area{kPanelWidth, 0, shot.width - kPanelWidth, shot.height};
+  const Placement p = place_frame(area, frame.width, frame.height, ViewState{});
+  EXPECT_EQ(p.scale, 1.0) << "the frame is not shown 1:1";
+  const int ox = static_cast<int>(p.origin_x), oy = static_cast<int>(p.origin_y);
   int worst = 0;
   for (int j = 0; j < frame.height; ++j)
     for (int i = 0; i < frame.width; ++i) {
-      const Float4 a = shot.at(kPanelWidth + i, j), b = frame.at(i, j);
+      const Float4 a = shot.at(ox + i, oy + j), b = frame.at(i, j);
       for (float d : {a.x - b.x, a.y - b.y, a.z - b.z})
         worst = std::max(worst, static_cast<int>(std::lround(std::fabs(d) * 255.f)));
     }
@@ -290,23 +299,24 @@ bool gpu_missing() {
   return true;
 }
 
-// `shot` is a w x h window with the panels drawn, and its scene area is `circles render` of rgb
-// (cpu-mt) at the scene area's size.
+// `shot` is a w x h window with the panels drawn, and its scene area shows `circles render` of rgb
+// (cpu-mt) at the largest square in the scene area.
 void ViewerBinary::expect_window_of_rgb(const Image& shot, int w, int h) {
   ASSERT_EQ(shot.width, w);
   ASSERT_EQ(shot.height, h);
   expect_panels_drawn(shot);
-  const std::string size = std::to_string(w - kPanelWidth) + "x" + std::to_string(h);
+  const int side = std::min(w - kPanelWidth, h);
+  const std::string size = std::to_string(side) + "x" + std::to_string(side);
   const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", size, "-o", path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
 }
 
 TEST_F(ViewerBinary, OffscreenScreenshotShowsPanelsAndTheFrameOneToOne) {
-  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--frames", "3", "-s", "640x360",
+  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "3", "-s", "640x360",
                          "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
-  // The scene area (280x360 here) is `circles render` of the same scene, size and frame.
+  // The scene area (280x360 here) shows `circles render` of the same scene and frame at 280x280.
   expect_window_of_rgb(read_png(path("shot.png")), 640, 360);
   EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
   EXPECT_TRUE(contains(v.out, "timing summary: 3 frames")) << v.out;
@@ -315,23 +325,44 @@ TEST_F(ViewerBinary, OffscreenScreenshotShowsPanelsAndTheFrameOneToOne) {
   EXPECT_EQ(contains(v.err, "notice: No CUDA device"), gpu_missing()) << v.err;
 }
 
+// The default 1280x720 window shows every panel's main controls without scrolling (notice
+// included, when there is no GPU), and the frame is the unit square, letterboxed: the bands
+// beside it are the letterbox, not the scene's white background.
+TEST_F(ViewerBinary, DefaultWindowFitsThePanelsAndShowsTheUnitSquare) {
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "2", "--screenshot",
+                            path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.out, "panels: everything fits without scrolling")) << v.out;
+  EXPECT_TRUE(contains(v.err, "render size 720x720")) << v.err;
+  const Image shot = read_png(path("shot.png"));
+  ASSERT_EQ(shot.width, 1280);
+  for (int x : {kPanelWidth + 5, kPanelWidth + 95, 1185, 1275})
+    for (int y : {5, 360, 715}) {
+      const Float4 p = shot.at(x, y);
+      EXPECT_LT(std::max({p.x, p.y, p.z}), 0.2f) << "not letterbox at " << x << "," << y;
+    }
+  const Result r = circles({"render", "rand10k", "-r", "cpu-mt", "-s", "720x720", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+}
+
 TEST_F(ViewerBinary, PlayingAnimatesOneFramePerDisplayedFrameTimesSpeed) {
   // 4 displayed frames at speed 2: frames 0, 2, 4, 6.
-  const Result v = circles({"view", "--offscreen", "hypnosis", "-r", "cpu-mt", "--frames", "4", "--play", "--speed",
+  const Result v = circles({"view", "--offscreen", "hypnosis", "-r", "cpu-mt", "--quit-after", "4", "--play", "--speed",
                          "2", "-s", "520x200", "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
-  EXPECT_TRUE(contains(v.err, "frame 6 at 160x200")) << v.err;
-  const Result r = circles({"render", "hypnosis", "-r", "cpu-ref", "-s", "160x200", "--frames", "6", "-o",
+  EXPECT_TRUE(contains(v.err, "frame 6 at 160x160")) << v.err;
+  const Result r = circles({"render", "hypnosis", "-r", "cpu-ref", "-s", "160x160", "--frames", "6", "-o",
                          path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
 }
 
 TEST_F(ViewerBinary, ExportIsByteIdenticalToCirclesRender) {
-  const Result v = circles({"view", "--offscreen", "fireworks", "-r", "cpu-mt", "--frames", "3", "--play", "-s",
+  const Result v = circles({"view", "--offscreen", "fireworks", "-r", "cpu-mt", "--quit-after", "3", "--play", "-s",
                          "500x150", "--export", path("export.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
-  const Result r = circles({"render", "fireworks", "-r", "cpu-mt", "-s", "140x150", "--frames", "2", "-o",
+  const Result r = circles({"render", "fireworks", "-r", "cpu-mt", "-s", "140x140", "--frames", "2", "-o",
                          path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   const std::string a = slurp(path("export.png")), b = slurp(path("render.png"));
@@ -341,7 +372,7 @@ TEST_F(ViewerBinary, ExportIsByteIdenticalToCirclesRender) {
 
 TEST_F(ViewerBinary, FixedRenderSizeIsLetterboxedAndASceneFileLoads) {
   ASSERT_EQ(circles({"scene", "save", "rgby", path("s.scene")}).rc, 0);
-  const Result v = circles({"view", "--offscreen", path("s.scene"), "-r", "cpu-ref", "--frames", "2", "-s", "600x300",
+  const Result v = circles({"view", "--offscreen", path("s.scene"), "-r", "cpu-ref", "--quit-after", "2", "-s", "600x300",
                          "--render-size", "120x60", "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "render size 120x60")) << v.err;
@@ -355,7 +386,7 @@ TEST_F(ViewerBinary, FixedRenderSizeIsLetterboxedAndASceneFileLoads) {
 }
 
 TEST_F(ViewerBinary, CheckPassesAndTheDiffOverlayShowsInTheScreenshot) {
-  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--frames", "2", "-s", "520x160",
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "2", "-s", "520x160",
                          "--check", "--diff-overlay", "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.out, "check: PASS frame 0 160x160 cpu-mt vs cpu-ref")) << v.out;
@@ -371,7 +402,7 @@ TEST_F(ViewerBinary, CheckPassesAndTheDiffOverlayShowsInTheScreenshot) {
 TEST_F(ViewerBinary, ForcedNoInteropPathStillMatches) {
   for (const bool by_env : {false, true}) {
     SCOPED_TRACE(by_env ? "CIRCLES_FORCE_NO_INTEROP=1" : "--no-interop");
-    std::vector<std::string> args = {"view", "--offscreen", "rgby", "--frames", "2", "-s", "500x120",
+    std::vector<std::string> args = {"view", "--offscreen", "rgby", "--quit-after", "2", "-s", "500x120",
                                      "--screenshot", path("shot.png")};
     if (!by_env) args.push_back("--no-interop");
     const Result v = circles(args, by_env ? "CIRCLES_FORCE_NO_INTEROP=1" : "");
@@ -379,7 +410,7 @@ TEST_F(ViewerBinary, ForcedNoInteropPathStillMatches) {
     EXPECT_TRUE(contains(v.err, "notice: CUDA-GL interop disabled")) << v.err;
     EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
     EXPECT_FALSE(contains(v.err, "present: cuda-gl interop")) << v.err;
-    const Result r = circles({"render", "rgby", "-s", "140x120", "-o", path("render.png")});
+    const Result r = circles({"render", "rgby", "-s", "120x120", "-o", path("render.png")});
     ASSERT_EQ(r.rc, 0) << describe(r);
     EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
   }
@@ -388,17 +419,17 @@ TEST_F(ViewerBinary, ForcedNoInteropPathStillMatches) {
 TEST_F(ViewerBinary, PresentPathIsValidatedAndUnusedWithoutACudaRenderer) {
   for (const char* bad : {"bogus", ""}) {
     SCOPED_TRACE(std::string("--present '") + bad + "'");
-    const Result v = circles({"view", "--offscreen", "rgb", "--frames", "1", "--present", bad});
+    const Result v = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--present", bad});
     EXPECT_EQ(v.rc, 2) << describe(v);
     EXPECT_TRUE(contains(v.err, "--present must be 'surface' or 'pbo'")) << describe(v);
     EXPECT_FALSE(contains(v.err, "viewer: offscreen")) << "validated too late: " << describe(v);
   }
   // A CPU renderer has no interop: --present pbo is accepted and unused (the host copy).
-  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--frames", "2", "-s", "500x120",
+  const Result v = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "2", "-s", "500x120",
                             "--present", "pbo", "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
-  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "140x120", "-o", path("render.png")});
+  const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", "120x120", "-o", path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_LE(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 1);
 }
@@ -420,17 +451,17 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
   };
   const std::vector<Case> cases = {
       {{"view", "-s", "abc"}, "bad size 'abc'"},
-      {{"view", "--offscreen", "--frames", "2", "-s", "100x100"}, "too small"},
-      {{"view", "--offscreen", "--frames", "2", "--render-size", "0x5"}, "bad size"},
+      {{"view", "--offscreen", "--quit-after", "2", "-s", "100x100"}, "too small"},
+      {{"view", "--offscreen", "--quit-after", "2", "--render-size", "0x5"}, "bad size"},
       {{"view", "no-such-scene"}, "no-such-scene"},
       {{"view", "-r", "no-such-renderer"}, "unknown renderer"},
-      {{"view", "--offscreen"}, "--offscreen needs --frames"},
-      {{"view", "--screenshot", "x.png"}, "--screenshot needs --frames"},
-      {{"view", "--frames", "2", "--diff-overlay"}, "--diff-overlay needs --check"},
-      {{"view", "--frames", "0"}, "--frames"},
+      {{"view", "--offscreen"}, "--offscreen needs --quit-after"},
+      {{"view", "--screenshot", "x.png"}, "--screenshot needs --quit-after"},
+      {{"view", "--quit-after", "2", "--diff-overlay"}, "--diff-overlay needs --check"},
+      {{"view", "--quit-after", "0"}, "--quit-after"},
       {{"view", "--vsync", "maybe"}, "--vsync must be 'on' or 'off'"},
-      {{"view", "--offscreen", "--frames", "2", "--vsync", "on"}, "window only"},
-      {{"view", "--frames", "2", "--screenshot", "no/such/dir/x.png"}, "does not exist"},
+      {{"view", "--offscreen", "--quit-after", "2", "--vsync", "on"}, "window only"},
+      {{"view", "--quit-after", "2", "--screenshot", "no/such/dir/x.png"}, "does not exist"},
       {{"view", "--speed", "99"}, "--speed"},
   };
   for (const Case& c : cases) {
@@ -445,7 +476,7 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
   }
   // An unreadable scene file is a SceneError with file:line:column.
   std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
-  const Result bad = circles({"view", "--offscreen", "--frames", "1", path("bad.scene")});
+  const Result bad = circles({"view", "--offscreen", "--quit-after", "1", path("bad.scene")});
   EXPECT_EQ(bad.rc, 1) << describe(bad);
   EXPECT_TRUE(contains(bad.err, "bad.scene:")) << describe(bad);
 }
@@ -453,7 +484,7 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
 TEST_F(ViewerBinary, HelpDescribesTheViewer) {
   const Result h = circles({"view", "--help"});
   ASSERT_EQ(h.rc, 0) << describe(h);
-  for (const char* flag : {"--offscreen", "--frames", "--screenshot", "--vsync", "--no-interop", "--present", "--play",
+  for (const char* flag : {"--offscreen", "--quit-after", "--frames", "--screenshot", "--vsync", "--no-interop", "--present", "--play",
                            "-s"})
     EXPECT_TRUE(contains(h.out, flag)) << flag;
   const Result top = circles({"--help"});
@@ -463,7 +494,7 @@ TEST_F(ViewerBinary, HelpDescribesTheViewer) {
 // A real window under Xvfb (GLFW on X11, GLX), when xvfb-run is installed.
 TEST_F(ViewerBinary, WindowUnderXvfb) {
   if (std::system("command -v xvfb-run > /dev/null 2>&1") != 0) GTEST_SKIP() << "xvfb-run is not installed";
-  const Result v = circles({"view", "rgb", "-r", "cpu-mt", "--frames", "5", "--screenshot", path("win.png")}, "",
+  const Result v = circles({"view", "rgb", "-r", "cpu-mt", "--quit-after", "5", "--screenshot", path("win.png")}, "",
                         "xvfb-run -a -s '-screen 0 1280x1024x24'");
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "window (GLFW")) << v.err;
@@ -499,7 +530,7 @@ bool gpu_required() {
 // other is used, --check passes, and the scene area equals `circles render` exactly.
 void ViewerBinary::expect_interop_frame(const std::string& present, const std::vector<std::string>& stages) {
   ViewerBinary& t = *this;
-  const Result v = t.circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "5", "-s",
+  const Result v = t.circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--quit-after", "5", "-s",
                               "1000x400", "--present", present, "--screenshot", t.path("shot.png"), "--check"});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "EGL device platform")) << v.err;
@@ -507,7 +538,7 @@ void ViewerBinary::expect_interop_frame(const std::string& present, const std::v
   EXPECT_EQ(count_of(v.err, "present: "), 1u) << v.err;  // no switch to another path
   for (const std::string& stage : stages) EXPECT_TRUE(contains(v.out, stage)) << v.out;
   EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
-  const Result r = t.circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", t.path("render.png")});
+  const Result r = t.circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "400x400", "-o", t.path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_EQ(max_scene_area_difference(read_png(t.path("shot.png")), read_png(t.path("render.png"))), 0);
 }
@@ -524,12 +555,12 @@ TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
 
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {
   REQUIRE_CUDA_TILE_SCAN();
-  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--frames", "3", "-s", "1000x400",
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--quit-after", "3", "-s", "1000x400",
                          "--no-interop", "--screenshot", path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
   EXPECT_FALSE(contains(v.err, "present: cuda-gl interop")) << v.err;
-  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "640x400", "-o", path("render.png")});
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "400x400", "-o", path("render.png")});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
 }

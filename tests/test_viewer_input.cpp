@@ -58,7 +58,8 @@ class ViewerInput : public ::testing::Test {
   }
   std::string log(const char* name) const { return slurp(dir_ / name); }
   // Pixels of the 1280x720 screenshot's scene area (x 360..1279) that differ from the PNG `ref`
-  // shown 1:1 at the origin (-1 if the screenshot is not 1280x720).
+  // (720x720) shown 1:1 where the default view puts it, centred at x 460 (-1 if the screenshot
+  // is not 1280x720).
   long scene_area_differing(const std::string& ref) const {
     const Image shot = read_png((dir_ / "shot.png").string());
     const Image frame = read_png(ref);
@@ -66,7 +67,7 @@ class ViewerInput : public ::testing::Test {
     long differing = 0;
     for (int j = 0; j < frame.height; ++j)
       for (int i = 0; i < frame.width; ++i) {
-        const Float4& a = shot.at(360 + i, j);
+        const Float4& a = shot.at(460 + i, j);
         const Float4& b = frame.at(i, j);
         differing += a.x != b.x || a.y != b.y || a.z != b.z;
       }
@@ -76,8 +77,9 @@ class ViewerInput : public ::testing::Test {
 };
 
 TEST_F(ViewerInput, ExportKeyDragAndWheel) {
-  // 1280x720 window: the scene area is x 360..1279, so the frame renders at 920x720.
-  const int rc = run("rgb -r cpu-mt --vsync off --frames 400 --screenshot shot.png",
+  // 1280x720 window: the scene area is x 360..1279, so the frame renders at 720x720 (the unit
+  // square), centred at x 460..1179.
+  const int rc = run("rgb -r cpu-mt --vsync off --quit-after 400 --screenshot shot.png",
                      "press_until s 'export: ' || exit 91\n"
                      "xdotool mousemove --window $w 800 360 mousedown 1 mousemove --window $w 900 420 "
                      "mousemove --window $w 1000 460 mouseup 1\n"
@@ -89,20 +91,20 @@ TEST_F(ViewerInput, ExportKeyDragAndWheel) {
 
   // The export equals `circles render` of the same scene, size and renderer, byte for byte.
   const std::string ref = (dir_ / "ref.png").string();
-  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rgb -r cpu-mt -s 920x720 -o '" + ref +
+  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rgb -r cpu-mt -s 720x720 -o '" + ref +
                          "' 2> /dev/null").c_str()),
             0);
   EXPECT_EQ(slurp(dir_ / "circles-view.png"), slurp(ref));
 
   // After the drag and the wheel, the scene area no longer shows the frame 1:1 at the origin.
-  EXPECT_GT(scene_area_differing(ref), 920 * 720 / 20) << "the view did not move or zoom";
+  EXPECT_GT(scene_area_differing(ref), 720 * 720 / 20) << "the view did not move or zoom";
 }
 
 TEST_F(ViewerInput, AQuickTapIsNotLostBetweenSlowFrames) {
-  // snow playing through cpu-ref at 920x720: a few frames per second. Once the window has the
+  // snow playing through cpu-ref at 720x720: a few frames per second. Once the window has the
   // keyboard (the export key answered), one quick tap of Escape (press and release a few
   // milliseconds apart, between two frames) must quit: the press is an event, not a state.
-  const int rc = run("snow -r cpu-ref --vsync off --frames 100000 --play",
+  const int rc = run("snow -r cpu-ref --vsync off --quit-after 100000 --play",
                      "press_until s 'export: ' || exit 91\n"
                      "xdotool key --clearmodifiers --delay 5 Escape\n"
                      "for n in $(seq 40); do kill -0 $pid 2>/dev/null || break; sleep 0.25; done\n"
@@ -120,20 +122,20 @@ TEST_F(ViewerInput, AQuickTapIsNotLostBetweenSlowFrames) {
 TEST_F(ViewerInput, ADragStartedRightAfterALargeMoveDoesNotJump) {
   // The pointer jumps across the scene area and the button goes down at once (one frame sees
   // both), then comes up without moving: nothing was dragged, so the view stays 1:1 at the origin.
-  const int rc = run("rand10k -r cpu-mt --vsync off --frames 150 --screenshot shot.png",
+  const int rc = run("rand10k -r cpu-mt --vsync off --quit-after 150 --screenshot shot.png",
                      "press_until s 'export: ' || exit 91\n"
                      "xdotool mousemove --window $w 400 40\nsleep 0.3\n"
                      "xdotool mousemove --window $w 1250 700 mousedown 1\nsleep 0.3\nxdotool mouseup 1\n");
   ASSERT_EQ(rc, 0) << log("err.log");
   const std::string ref = (dir_ / "ref.png").string();
-  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rand10k -r cpu-mt -s 920x720 -o '" + ref +
+  ASSERT_EQ(std::system(("'" + std::string(CIRCLES_BIN) + "' render rand10k -r cpu-mt -s 720x720 -o '" + ref +
                          "' 2> /dev/null").c_str()),
             0);
   EXPECT_EQ(scene_area_differing(ref), 0) << "the view moved";
 }
 
 TEST_F(ViewerInput, EscapeQuits) {
-  const int rc = run("rgb -r cpu-mt --vsync off --frames 100000", "press_until_exit Escape || exit 92\n");
+  const int rc = run("rgb -r cpu-mt --vsync off --quit-after 100000", "press_until_exit Escape || exit 92\n");
   EXPECT_EQ(rc, 0) << log("err.log");
   const std::string out = log("out.log");
   const std::size_t at = out.find("timing summary: ");
