@@ -452,6 +452,9 @@ int run_cli(int argc, const char* const* argv) {
   view->add_flag("--check", view_opt.check, "after the last frame, compare it with cpu-ref; exit 1 if it differs");
   view->add_flag("--diff-overlay", view_opt.diff_overlay,
                  "with --check: show the difference image in the scene area (and the screenshot)");
+  view->add_option("--inspect", view_opt.inspect,
+                   "I,J: inspect pixel (I, J) of the first frame (row 0 at the bottom), as a click on it "
+                   "would: logged, and shown in the Inspector panel");
   view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
   view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")
       ->capture_default_str()

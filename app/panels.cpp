@@ -284,7 +284,7 @@ void view_panel(const ViewUi& v, std::vector<Action>& actions) {
   }
   ImGui::Text("zoom %.3g%s", v.zoom, v.default_view ? " (default view: 1:1 when the size follows)" : "");
   if (ImGui::Button(with_key("Reset view", Action::ResetView).c_str())) actions.push_back(Action::ResetView);
-  ImGui::TextDisabled("drag: pan   wheel: zoom");
+  ImGui::TextDisabled("drag: pan   wheel: zoom   click: inspect");
 }
 
 void help_window(bool* open, float display_w, float display_h) {
@@ -305,6 +305,8 @@ void help_window(bool* open, float display_w, float display_h) {
       }
       const char* mouse[][2] = {{"drag", "pan the view"},
                                 {"wheel", "zoom about the cursor"},
+                                {"click", "inspect that pixel (Inspector panel)"},
+                                {"Shift + hover", "inspect the pixel under the cursor"},
                                 {"drop a file", "load it as a scene"}};
       for (const auto& m : mouse) {
         ImGui::TableNextRow();
@@ -348,6 +350,14 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (std::exchange(ui.check.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Check", false)) check_panel(ui.check, ui.actions);
     if (header("View", false)) view_panel(ui.view, ui.actions);
+    // Two frames: the column's scroll range covers the panel's contents only from the second.
+    const bool reveal_inspector = ui.inspector.reveal > 0;
+    if (reveal_inspector) --ui.inspector.reveal;
+    if (reveal_inspector) ImGui::SetNextItemOpen(true);
+    if (header("Inspector", false)) {
+      if (reveal_inspector) ImGui::SetScrollHereY(0.f);  // a new answer: scroll the column to it
+      inspector_panel(ui.inspector);
+    }
     overflow = ImGui::GetScrollMaxY();
   }
   ImGui::End();

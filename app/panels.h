@@ -14,6 +14,7 @@ namespace circles {
 float draw_panel_column(UiState& ui, float display_w, float display_h);
 
 void scene_panel(SceneUi& scene, std::vector<Action>& actions);
+void inspector_panel(const InspectorUi& inspector);  // app/inspector_panel.cpp
 void renderer_panel(RendererUi& renderer);
 void animation_panel(AnimationUi& animation, std::vector<Action>& actions);
 void timings_panel(const TimingsUi& timings);

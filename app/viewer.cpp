@@ -126,6 +126,8 @@ class Viewer {
   // State changes (between frames).
   void apply_requests();
   bool load_scene_source(const std::string& source);
+  // Starts the inspector on pixel (i, j) of the frame on screen (row 0 = bottom).
+  void request_inspect(int i, int j);
   void switch_renderer(const std::string& name, const RendererSettings& settings);
   void reload_renderer(std::int64_t frame);
   void update_render_size(const PixelRect& area);
@@ -175,6 +177,9 @@ class Viewer {
   std::vector<StageTiming> last_renderer_timings_, last_interop_timings_;
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
   std::int64_t displayed_ = 0;
+  PixelInspector inspector_;
+  bool inspect_sent_ = false;  // --inspect given once
+  int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
   bool check_failed_ = false;
 
@@ -269,6 +274,24 @@ bool Viewer::load_scene_source(const std::string& source) {
     report("error: %s", ui_.scene.error.c_str());
     return false;
   }
+}
+
+void Viewer::request_inspect(int i, int j) {
+  if (i < 0 || j < 0 || i >= render_w_ || j >= render_h_) {
+    report("inspect: pixel %d,%d is outside the %dx%d frame", i, j, render_w_, render_h_);
+    return;
+  }
+  InspectRequest q;
+  q.scene = scene_;
+  q.frame = renderer_->frame();
+  q.width = render_w_;
+  q.height = render_h_;
+  q.i = i;
+  q.j = j;
+  q.tile_size = ui_.renderer.settings.tile_size > 0 ? ui_.renderer.settings.tile_size : 16;
+  q.renderer = renderer_name_;
+  q.renderer_pixel = renderer_->read_pixel(i, j);  // the frame on screen, before it moves on
+  inspector_.request(std::move(q));
 }
 
 void Viewer::reload_renderer(std::int64_t frame) {
@@ -565,6 +588,18 @@ void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
       drag_last_ = io.MouseClickedPos[ImGuiMouseButton_Left];
     }
   }
+  // A click that did not drag inspects the pixel under it; Shift held inspects while hovering.
+  const Placement place = place_frame(area, render_w_, render_h_, view_);
+  const int ti = static_cast<int>(std::floor((mx - place.origin_x) / place.scale));
+  const int tj = static_cast<int>(std::floor((my - place.origin_y) / place.scale));
+  const bool on_frame = over_area && ti >= 0 && tj >= 0 && ti < render_w_ && tj < render_h_;
+  if (dragging_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.f && on_frame)
+    request_inspect(ti, tj);
+  if (io.KeyShift && on_frame && !io.WantCaptureMouse && (ti != hover_i_ || tj != hover_j_)) {
+    hover_i_ = ti, hover_j_ = tj;
+    request_inspect(ti, tj);
+  }
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
   if (dragging_) {
     view_.pan_x += (io.MousePos.x - drag_last_.x) * pixel_scale;
@@ -678,6 +713,19 @@ int Viewer::run() {
     }
     if (last_frame && !o.export_png.empty()) export_frame(o.export_png);
     poll_check(false);
+
+    // The inspector: --inspect once the first frame is drawn; its answer when ready (waited for
+    // on the last frame, so a screenshot shows it).
+    if (!o.inspect.empty() && !inspect_sent_) {
+      inspect_sent_ = true;
+      request_inspect(cfg_.inspect_i, cfg_.inspect_j);
+    }
+    if (auto r = inspector_.poll(last_frame)) {
+      report("inspect: %s", describe_inspection(*r).c_str());
+      ui_.inspector.result = std::move(*r);
+      ui_.inspector.reveal = 2;
+    }
+    ui_.inspector.busy = inspector_.busy();
 
     // 4. The UI (it shows the frame just rendered); its requests apply next frame.
     fill_ui();

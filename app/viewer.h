@@ -33,6 +33,7 @@ struct ViewerOptions {
   int speed = 1;            // frames advanced per displayed frame while playing
   bool no_interop = false;  // force the host-copy path (also CIRCLES_FORCE_NO_INTEROP=1)
   std::string present = "surface";  // interop path for CUDA renderers: "surface" or "pbo"
+  std::string inspect;      // "I,J": inspect that pixel of the first frame (as a click would)
 };
 
 // The options checked and resolved, before any window or context exists.
@@ -44,6 +45,7 @@ struct ViewerConfig {
   std::string no_cuda_reason;  // set when no CUDA renderer can run here
   int window_w = 0, window_h = 0;
   int fixed_w = 0, fixed_h = 0;  // fixed render size, or 0: follow the scene area
+  int inspect_i = -1, inspect_j = -1;  // --inspect
   bool vsync = true;
   bool force_no_interop = false;
   InteropPath interop_path = InteropPath::Surface;  // --present

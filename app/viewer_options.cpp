@@ -42,6 +42,17 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     if (!opt.export_png.empty()) throw std::invalid_argument("--export needs --quit-after N (it is written after the last frame)");
     if (opt.check) throw std::invalid_argument("--check needs --quit-after N (it runs after the last frame)");
   }
+  if (!opt.inspect.empty()) {
+    const std::size_t comma = opt.inspect.find(',');
+    auto number = [&](const std::string& t) {
+      if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument("--inspect '" + opt.inspect + "': expected I,J (a pixel, row 0 at the bottom)");
+      return std::stoi(t);
+    };
+    if (comma == std::string::npos) number("");
+    c.inspect_i = number(opt.inspect.substr(0, comma));
+    c.inspect_j = number(opt.inspect.substr(comma + 1));
+  }
   std::int64_t start = -1, start_end = 0;
   if (!opt.frames.empty()) {
     if (opt.frames.find(':') != std::string::npos)

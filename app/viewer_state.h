@@ -3,9 +3,11 @@
 // carries out what they request. No panel owns or touches a renderer.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "app/inspector.h"
 #include "app/viewer_layout.h"
 #include "render/builtin_scenes.h"
 #include "app/registry.h"
@@ -146,6 +148,13 @@ struct ViewUi {
   bool default_view = true;
 };
 
+// The pixel inspector (click a pixel of the frame, or hover with Shift held): the newest answer.
+struct InspectorUi {
+  std::optional<InspectResult> result;
+  bool busy = false;    // a walk is under way
+  int reveal = 0;  // frames left to open the panel and scroll to it (a new answer arrived)
+};
+
 struct UiState {
   std::vector<Notice> notices;
   SceneUi scene;
@@ -155,6 +164,7 @@ struct UiState {
   ExportUi export_png;
   CheckUi check;
   ViewUi view;
+  InspectorUi inspector;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
 };

@@ -3,6 +3,7 @@
 #include "render/animate.h"
 
 #include <cstdio>
+#include <stdexcept>
 #include <cstdlib>
 #include <string>
 
@@ -118,6 +119,16 @@ void CudaRenderer::read_image(Image* out) {
   CUDA_CHECK(cudaMemcpyAsync(out->pixels.data(), image_.get(), out->pixels.size() * sizeof(float4),
                              cudaMemcpyDeviceToHost, stream()));
   CUDA_CHECK(cudaStreamSynchronize(stream()));
+}
+
+Float4 CudaRenderer::read_pixel(int i, int j) {
+  if (i < 0 || j < 0 || i >= view_.width || j >= view_.height)
+    throw std::out_of_range("read_pixel: pixel outside the frame");
+  Float4 p;
+  CUDA_CHECK(cudaMemcpyAsync(&p, image_.get() + static_cast<std::size_t>(j) * view_.width + i, sizeof p,
+                             cudaMemcpyDeviceToHost, stream()));
+  CUDA_CHECK(cudaStreamSynchronize(stream()));
+  return p;
 }
 
 std::vector<StageTiming> CudaRenderer::timings(bool wait) const { return timer_.read(wait); }

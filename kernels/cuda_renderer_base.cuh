@@ -38,6 +38,7 @@ class CudaRenderer : public Renderer {
   }
   void render() override;
   void read_image(Image* out) override;
+  Float4 read_pixel(int i, int j) override;
   std::vector<StageTiming> timings(bool wait) const override;
   std::int64_t frame() const override { return frame_; }
   const void* device_pixels() const override { return image_.get(); }

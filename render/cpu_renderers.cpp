@@ -115,6 +115,7 @@ class CpuRenderer : public Renderer {
   }
 
   void read_image(Image* out) override { *out = image_; }
+  Float4 read_pixel(int i, int j) override { return image_.at(i, j); }
   std::int64_t frame() const override { return scene_.frame; }
   std::vector<StageTiming> timings(bool /*wait*/) const override {
     return {{"animate", animate_ms_}, {"render", render_ms_}};

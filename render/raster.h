@@ -63,9 +63,11 @@ CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
 }
 
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
-// (dist^2 <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered.
+// (dist^2 <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
+// alpha it blended with goes to *used_alpha when given (the pixel inspector).
 CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, float cy, float cz,
-                             float rad, float cr, float cg, float cb, float ca, Float4* dst) {
+                             float rad, float cr, float cg, float cb, float ca, Float4* dst,
+                             float* used_alpha = nullptr) {
   const float dx = px - cx;
   const float dy = py - cy;
   const float d2 = dx * dx + dy * dy;
@@ -77,6 +79,7 @@ CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, floa
     const float max_alpha = ca * clampf(.6f + .4f * (1.f - cz), 0.f, 1.f);
     a = max_alpha * expf(-4.f * nd * nd);
   }
+  if (used_alpha) *used_alpha = a;
   const float keep = 1.f - a;
   dst->x = a * r + keep * dst->x;
   dst->y = a * g + keep * dst->y;

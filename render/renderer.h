@@ -38,6 +38,13 @@ class Renderer {
   virtual void render() = 0;
   // Copies the last rendered image to the host.
   virtual void read_image(Image* out) = 0;
+  // One pixel (row 0 = bottom) of the last rendered image, for the pixel inspector; the default
+  // copies the whole image.
+  virtual Float4 read_pixel(int i, int j) {
+    Image img;
+    read_image(&img);
+    return img.at(i, j);
+  }
   // Stage times of a frame (its advance() and render()). wait = true: the last frame's, waiting
   // for it (benchmarks). wait = false: never blocks; the newest frame whose times are complete,
   // which may be a few frames old, or nothing yet (a live viewer).

@@ -3,11 +3,14 @@
 // CIRCLES_REQUIRE_GPU=1 set they fail instead.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
+#include "render/cpu_renderers.h"
+#include "render/inspect.h"
 #include "app/registry.h"
 #include "test_util.h"
 
@@ -185,6 +188,32 @@ TEST(GpuRenderer, LoadBeyondGpuMemoryIsRefusedClearly) {
     Image img;
     r->read_image(&img);
     EXPECT_EQ(img.width, 257);
+  }
+}
+
+// The pixel inspector against every GPU renderer: one pixel read back is the image's pixel, and
+// the CPU walk over the scene (cpu-ref's blend, circle by circle) ends at that colour, within the
+// tests' tolerance, on a flat and a shaded animated scene.
+TEST(GpuRenderer, InspectorWalkMatchesEveryRendererPixel) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    for (const char* scene_name : {"rand10k", "snow"}) {
+      SCOPED_TRACE(name + " " + scene_name);
+      Scene scene = cached_scene(scene_name);
+      auto r = make_renderer(name);
+      Image img;
+      run_frames(*r, scene, 257, 193, scene.frame, scene.frame + 3, [&](std::int64_t) {});
+      r->read_image(&img);
+      advance_scene(&scene, 2);
+      for (const auto& [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {256, 192}, {128, 96}, {17, 150}, {200, 3}}) {
+        const Float4 p = r->read_pixel(i, j), q = img.at(i, j);
+        EXPECT_TRUE(p.x == q.x && p.y == q.y && p.z == q.z && p.w == q.w) << "pixel " << i << "," << j;
+        const PixelReport rep = inspect_pixel(scene, 257, 193, i, j, 16);
+        for (float d : {rep.final_colour.x - p.x, rep.final_colour.y - p.y, rep.final_colour.z - p.z,
+                        rep.final_colour.w - p.w})
+          EXPECT_LE(std::fabs(d), 2e-3f) << "pixel " << i << "," << j << " after " << rep.covering << " circles";
+      }
+    }
   }
 }
 

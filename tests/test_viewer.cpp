@@ -346,6 +346,25 @@ TEST_F(ViewerBinary, DefaultWindowFitsThePanelsAndShowsTheUnitSquare) {
   EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
 }
 
+// --inspect does what a click on the pixel does: the Inspector panel opens with the pixel's
+// circles, and the log line gives the walk's colour against the renderer's (they match).
+TEST_F(ViewerBinary, InspectShowsThePixelsCirclesAndTheyMatchTheRenderer) {
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "2", "-s", "800x600",
+                            "--inspect", "300,200", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "inspect: pixel 300,200 of 440x440 at frame 0: tile 9,6 (32x32) holds")) << v.err;
+  EXPECT_TRUE(contains(v.err, "cover the pixel")) << v.err;
+  EXPECT_TRUE(contains(v.err, "cpu-mt")) << v.err;
+  EXPECT_TRUE(contains(v.err, ": match (max diff 0)")) << v.err;
+  const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--inspect", "3"});
+  EXPECT_EQ(bad.rc, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "expected I,J")) << bad.err;
+  const Result outside = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "-s", "800x600",
+                                  "--inspect", "500,5"});
+  EXPECT_EQ(outside.rc, 0) << describe(outside);
+  EXPECT_TRUE(contains(outside.err, "inspect: pixel 500,5 is outside the 440x440 frame")) << outside.err;
+}
+
 TEST_F(ViewerBinary, PlayingAnimatesOneFramePerDisplayedFrameTimesSpeed) {
   // 4 displayed frames at speed 2: frames 0, 2, 4, 6.
   const Result v = circles({"view", "--offscreen", "hypnosis", "-r", "cpu-mt", "--quit-after", "4", "--play", "--speed",
@@ -551,6 +570,19 @@ TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
 TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
   REQUIRE_CUDA_TILE_SCAN();
   expect_interop_frame("pbo", {"interop: map", "interop: convert", "gl: pbo upload"});
+}
+
+// The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.
+TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
+  REQUIRE_CUDA_TILE_SCAN();
+  for (const char* renderer : {"cuda-tile-scan", "cuda-tile-binned"}) {
+    const Result v = circles({"view", "--offscreen", "snow", "-r", renderer, "--quit-after", "3", "--play", "-s",
+                              "800x600", "--inspect", "123,321"});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "inspect: pixel 123,321 of 440x440")) << v.err;
+    EXPECT_TRUE(contains(v.err, std::string(renderer) + " ")) << v.err;
+    EXPECT_TRUE(contains(v.err, ": match (max diff")) << v.err;
+  }
 }
 
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {

@@ -134,6 +134,25 @@ TEST_F(ViewerInput, ADragStartedRightAfterALargeMoveDoesNotJump) {
   EXPECT_EQ(scene_area_differing(ref), 0) << "the view moved";
 }
 
+// A click that does not drag inspects the pixel under it (the view does not move); Shift held
+// while hovering inspects the pixel under the cursor.
+TEST_F(ViewerInput, ClickAndShiftHoverInspectAPixel) {
+  // Frame 720x720 centred at x 460..1179; window y 360 is frame row 720 - 360 = 360.
+  const int rc = run("rgb -r cpu-mt --vsync off --quit-after 100000",
+                     "press_until s 'export: ' || exit 91\n"
+                     "xdotool mousemove --window $w 820 360 click 1\n"
+                     "for n in $(seq 40); do grep -q 'inspect: pixel' err.log && break; sleep 0.25; done\n"
+                     "xdotool keydown shift mousemove --window $w 500 100\n"
+                     "for n in $(seq 40); do grep -q 'inspect: pixel 40,' err.log && break; sleep 0.25; done\n"
+                     "xdotool keyup shift\n"
+                     "press_until_exit Escape || exit 92\n");
+  ASSERT_EQ(rc, 0) << log("err.log");
+  const std::string err = log("err.log");
+  EXPECT_NE(err.find("inspect: pixel 360,360 of 720x720"), std::string::npos) << err;
+  EXPECT_NE(err.find(": match (max diff 0)"), std::string::npos) << err;
+  EXPECT_NE(err.find("inspect: pixel 40,"), std::string::npos) << err;
+}
+
 TEST_F(ViewerInput, EscapeQuits) {
   const int rc = run("rgb -r cpu-mt --vsync off --quit-after 100000", "press_until_exit Escape || exit 92\n");
   EXPECT_EQ(rc, 0) << log("err.log");
