@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "app/interop.h"
 #include "app/interop_present.h"
 #include "kernels/cuda_check.h"
+#include "kernels/nvtx.h"
 #include "kernels/stage_timer.h"
 
 namespace circles {
@@ -128,16 +130,20 @@ class RegisteredInterop final : public CudaGlInterop {
     cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     const float4* src = static_cast<const float4*>(device_pixels);
     timer_.open(stream);
+    std::optional<NvtxScope> range(std::in_place, "interop: map");  // NVTX: the panel's names
     Mapping mapping(resource_.get(), stream);
     timer_.mark("map", stream);
+    range.emplace("interop: convert");
     if (path_ == InteropPath::Pbo)
       convert_to_buffer(src, stream);
     else
       convert_to_surface(src, stream);
     timer_.mark("convert", stream);
+    range.emplace("interop: unmap");
     // Unmapping orders the GL work issued afterwards (the upload, the draw) after this stream's work.
     mapping.unmap();
     timer_.mark("unmap", stream);
+    range.reset();
     timer_.close();
   }
 

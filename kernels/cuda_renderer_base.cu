@@ -97,6 +97,7 @@ void CudaRenderer::load_unchecked(const Scene& scene, int width, int height) {
 
 void CudaRenderer::advance() {
   timer_.open(stream());
+  stage_begin("animate");
   if (animation_ != Animation::None && count_ > 0) {
     const int threads = 256;
     animate_kernel<<<(count_ + threads - 1) / threads, threads, 0, stream()>>>(

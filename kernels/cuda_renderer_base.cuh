@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cuda_raii.h"
+#include "kernels/nvtx.h"
 #include "kernels/stage_timer.h"
 #include "render/raster.h"
 #include "render/renderer.h"
@@ -47,7 +48,13 @@ class CudaRenderer : public Renderer {
  protected:
   // Launches the frame's kernels on stream(), calling stage("name") after each stage.
   virtual void draw() = 0;
-  void stage(const char* name) { timer_.mark(name, stream()); }
+  // A stage's kernels sit between stage_begin(name) and stage(name): the NVTX range
+  // "renderer: name" covers their launches, and stage() records the end event the timings use.
+  void stage_begin(const char* name) { nvtx_push(std::string("renderer: ") + name); }
+  void stage(const char* name) {
+    timer_.mark(name, stream());
+    nvtx_pop();
+  }
   cudaStream_t stream() const { return stream_.get(); }
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
   // Refuses, before allocating, a load that cannot fit in the GPU's free memory (plus what this

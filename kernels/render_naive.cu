@@ -28,6 +28,7 @@ __global__ void render_naive_kernel(DeviceCircles circles, FrameParams f) {
 
 class CudaNaiveRenderer final : public CudaRenderer {
   void draw() override {
+    stage_begin("clear+shade");
     const FrameParams f = frame_params();
     const dim3 block(kNaiveBlockX, kNaiveBlockY);
     const dim3 grid((f.view.width + block.x - 1) / block.x, (f.view.height + block.y - 1) / block.y);

@@ -195,6 +195,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
  private:
   void draw() override {
+    stage_begin("count");
     const DeviceCircles c = circles();
     const FrameParams f = frame_params();
     const int tile = tile_;
@@ -220,6 +221,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, counts_.get());
     CUDA_CHECK_LAUNCH();
     stage("count");
+    stage_begin("scan");
 
     // 64-bit offsets: a pathological scene cannot overflow them silently.
     std::size_t scan_bytes = 0;
@@ -229,6 +231,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     total_pairs_kernel<<<1, 1, 0, stream()>>>(counts_.get(), offsets_.get(), n, total_.get());
     CUDA_CHECK_LAUNCH();
     stage("scan");
+    stage_begin("duplicate");
 
     duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(), capacity,
                                                              keys_.get(), ids_.get());
@@ -237,6 +240,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         total_.get(), capacity, sentinel, keys_.get());
     CUDA_CHECK_LAUNCH();
     stage("duplicate");
+    stage_begin("sort");
 
     cub::DoubleBuffer<unsigned> keys(keys_.get(), keys_alt_.get()), ids(ids_.get(), ids_alt_.get());
     const int end_bit = std::max(1, bits_for(sentinel + 1));
@@ -247,11 +251,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(capacity), 0,
                                                end_bit, stream()));
     stage("sort");
+    stage_begin("ranges");
 
     tile_ranges_kernel<<<(capacity + threads - 1) / threads, threads, 0, stream()>>>(keys.Current(), capacity,
                                                                                     sentinel, ranges_.get());
     CUDA_CHECK_LAUNCH();
     stage("ranges");
+    stage_begin("clear+shade");
 
     const dim3 grid(tiles_x, tiles_y);
     with_tile_size(tile, [&](auto t) {

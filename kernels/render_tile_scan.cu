@@ -35,6 +35,7 @@ class CudaTileScanRenderer final : public CudaRenderer {
 
  private:
   void draw() override {
+    stage_begin("clear+cull+scan+shade");
     const FrameParams f = frame_params();
     with_tile_size(tile_, [&](auto tile) {
       constexpr int T = decltype(tile)::value;

@@ -1,6 +1,7 @@
 // The lab's harness (see lab_run.h). Device buffers, the stream, the events and the scratch are
 // made once per problem; the checked run grows the scratch, so timed runs allocate nothing.
 #include "kernels/lab/lab_run.h"
+#include "kernels/nvtx.h"
 
 #include <algorithm>
 #include <chrono>
@@ -109,7 +110,10 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
     s.host_out.assign(p.out_elems, poison);
     a.out = s.host_out.data();
     a.count = &host_count;
-    v.launch(a);
+    {
+      NvtxScope range("lab: " + v.name);
+      v.launch(a);
+    }
     count = host_count;
   } else {
     a.in = s.in.get();
@@ -118,7 +122,10 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
     a.count = s.count.get();
     CUDA_CHECK(cudaMemsetAsync(s.out.get(), static_cast<int>(poison & 0xFF), p.out_elems * elem_size(p.type), st));
     CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0xFF, sizeof(std::int32_t), st));
-    v.launch(a);
+    {
+      NvtxScope range("lab: " + v.name);
+      v.launch(a);
+    }
     CUDA_CHECK(cudaMemcpyAsync(s.host_out.data(), s.out.get(), p.out_elems * elem_size(p.type),
                                cudaMemcpyDeviceToHost, st));
     std::int32_t c = -1;
@@ -132,6 +139,7 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
 
   std::vector<double> ms;
   for (int r = 0; r < timing->warmup + timing->repeat; ++r) {
+    NvtxScope range("lab: " + v.name);
     double t;
     if (v.host) {
       const auto t0 = std::chrono::steady_clock::now();
