@@ -81,6 +81,20 @@ float History::recent_median(int n) const {
   return 0.5f * (lower + upper);
 }
 
+float History::back(int k) const {
+  if (k < 0 || k >= count_) return 0.f;
+  return values_[static_cast<std::size_t>((next_ + kSize - 1 - k) % kSize)];
+}
+
+std::vector<std::vector<float>> stacked_columns(const std::vector<const History*>& series, int columns) {
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(std::max(columns, 0)),
+                                      std::vector<float>(series.size(), 0.f));
+  for (int c = 0; c < columns; ++c)
+    for (std::size_t s = 0; s < series.size(); ++s)
+      out[static_cast<std::size_t>(c)][s] = series[s]->back(columns - 1 - c);
+  return out;
+}
+
 float History::max() const {
   float m = 0.f;
   for (int i = 0; i < count_; ++i) m = std::max(m, values_[static_cast<std::size_t>(i)]);

@@ -70,11 +70,19 @@ class History {
   float max() const;
   // Median of the newest `n` values (all of them when fewer): the figure a panel shows as current.
   float recent_median(int n) const;
+  // The k-th newest value (k = 0: the latest); 0 when there are not that many.
+  float back(int k) const;
 
  private:
   std::array<float, kSize> values_{};
   int next_ = 0, count_ = 0;
 };
+
+// The stage chart's columns, oldest first: for each of the newest `columns` frames, one value per
+// series (in series order), stacked by the chart. Column c holds each series' c-th newest sample
+// counted from the right, so the series line up on their newest samples (GPU times arrive a
+// frame or two late, and not for every frame); 0 where a series has no sample that old.
+std::vector<std::vector<float>> stacked_columns(const std::vector<const History*>& series, int columns);
 
 // median() of a timing series: render/stats.h.
 

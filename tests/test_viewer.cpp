@@ -45,6 +45,23 @@ TEST(ViewerLayout, SceneAreaIsEverythingRightOfThePanelColumn) {
   EXPECT_GE(tiny.h, 1);
 }
 
+// The stage chart stacks each series' newest samples, right-aligned, oldest column first.
+TEST(ViewerLayout, StageChartColumnsAlignOnTheNewestSamples) {
+  History a, b;
+  for (float v : {1.f, 2.f, 3.f}) a.push(v);
+  for (float v : {10.f, 20.f}) b.push(v);
+  EXPECT_EQ(a.back(0), 3.f);
+  EXPECT_EQ(a.back(2), 1.f);
+  EXPECT_EQ(a.back(3), 0.f);
+  const auto cols = stacked_columns({&a, &b}, 4);
+  ASSERT_EQ(cols.size(), 4u);
+  EXPECT_EQ(cols[0], (std::vector<float>{0.f, 0.f}));
+  EXPECT_EQ(cols[1], (std::vector<float>{1.f, 0.f}));
+  EXPECT_EQ(cols[2], (std::vector<float>{2.f, 10.f}));
+  EXPECT_EQ(cols[3], (std::vector<float>{3.f, 20.f}));
+  EXPECT_TRUE(stacked_columns({&a}, 0).empty());
+}
+
 TEST(ViewerLayout, DefaultViewOfAFollowingSizeIsTheUnitSquareOneToOne) {
   const PixelRect a = scene_area(1000, 600, 1.f);  // 640x600
   int w = 0, h = 0;
