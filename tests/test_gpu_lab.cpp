@@ -3,12 +3,16 @@
 // Without a GPU these tests skip; with CIRCLES_REQUIRE_GPU=1 set they fail instead.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
 
 #include "app/lab_registry.h"
+#include "app/registry.h"
+#include "kernels/lab/frame_stats.h"
 #include "kernels/lab/lab_run.h"
+#include "render/builtin_scenes.h"
 
 namespace circles {
 namespace {
@@ -97,6 +101,49 @@ TEST(LabHarness, TimedRunsReportMediansAndBandwidth) {
   EXPECT_LE(m.min_ms, m.median_ms);
   EXPECT_LE(m.median_ms, m.max_ms);
   EXPECT_NEAR(m.gbps, m.bytes / (m.median_ms * 1e6), 1e-6 * m.gbps);
+}
+
+// The lab's reductions on a rendered frame (the viewer's frame statistics): every reduce_sum
+// variant that takes floats, over the five planes of a CUDA renderer's device image, agrees with
+// the CPU's double sums of the same image read back (mean colour to 1e-4, coverage exactly).
+TEST(LabOnTheFrame, EveryFloatReductionGivesTheFramesStatistics) {
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  for (const char* scene_name : {"rand10k", "snow"}) {
+    const Scene scene = make_builtin_scene(scene_name);
+    auto r = make_renderer("cuda-tile-binned");
+    Image img;
+    run_frames(*r, scene, 257, 193, scene.frame, scene.frame + 3, [&](std::int64_t) {});
+    r->read_image(&img);
+    const FrameStats want = frame_stats_cpu(img, scene.background);
+    EXPECT_GT(want.touched, 0);
+    EXPECT_LT(want.touched, want.pixels);
+    int variants = 0;
+    for (const Variant& v : lab_registry()) {
+      if (v.task != Task::reduce_sum || v.host || !v.launch) continue;
+      if (std::find(v.types.begin(), v.types.end(), Elem::f32) == v.types.end()) continue;
+      FrameReducer reducer;
+      const int param = v.params.empty() ? 0 : v.params.front();
+      ASSERT_TRUE(reducer.enqueue(v.launch, param, r->device_pixels(), 257, 193, scene.background,
+                                  r->device_stream()));
+      EXPECT_FALSE(reducer.enqueue(v.launch, param, r->device_pixels(), 257, 193, scene.background,
+                                   r->device_stream()))
+          << "a second request while the first runs";
+      const std::optional<FrameStats> got = reducer.poll(true);
+      ASSERT_TRUE(got.has_value()) << v.name;
+      EXPECT_TRUE(frame_stats_agree(*got, want))
+          << scene_name << " " << v.name << ": mean " << got->mean[0] << " " << got->mean[1] << " " << got->mean[2]
+          << " " << got->mean[3] << " touched " << got->touched << " vs " << want.mean[0] << " " << want.mean[1] << " "
+          << want.mean[2] << " " << want.mean[3] << " touched " << want.touched;
+      EXPECT_GT(got->ms, 0);
+      EXPECT_FALSE(reducer.poll().has_value());  // once
+      ++variants;
+    }
+    EXPECT_GE(variants, 10);
+  }
 }
 
 }  // namespace
