@@ -455,6 +455,10 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--inspect", view_opt.inspect,
                    "I,J: inspect pixel (I, J) of the first frame (row 0 at the bottom), as a click on it "
                    "would: logged, and shown in the Inspector panel");
+  view->add_option("--frame-stats", view_opt.frame_stats,
+                   "VARIANT: run that lab reduction (e.g. reduce-shuffle) over every frame of a CUDA renderer "
+                   "(mean colour, coverage) and, after the last frame, check it against the CPU (exit 1 if it "
+                   "differs)");
   view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
   view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")
       ->capture_default_str()

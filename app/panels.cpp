@@ -401,6 +401,8 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (header("Export", false)) export_panel(ui.export_png, ui.actions);
     if (std::exchange(ui.check.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Check", false)) check_panel(ui.check, ui.actions);
+    if (std::exchange(ui.frame_stats.reveal, false)) ImGui::SetNextItemOpen(true);
+    if (header("Lab on the frame", false)) frame_stats_panel(ui.frame_stats);
     if (header("View", false)) view_panel(ui.view, ui.actions);
     // Two frames: the column's scroll range covers the panel's contents only from the second.
     const bool reveal_inspector = ui.inspector.reveal > 0;

@@ -29,6 +29,7 @@
 #include "app/viewer_state.h"
 #include "render/compare.h"
 #include "render/png.h"
+#include "app/lab_registry.h"
 #include "app/registry.h"
 
 namespace circles {
@@ -178,6 +179,12 @@ class Viewer {
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
   std::int64_t displayed_ = 0;
   PixelInspector inspector_;
+  lab::FrameReducer frame_reducer_;
+  std::string frame_stats_variant_;  // the variant of the request in flight
+  // The lab's reductions over the frame: enqueue behind the render (never waiting), collect when
+  // done; check_frame_stats() runs one synchronously and compares it with the CPU's sums.
+  void run_frame_stats();
+  void check_frame_stats();
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
@@ -200,6 +207,11 @@ void Viewer::set_present_path(const std::string& path) {
 
 void Viewer::setup() {
   const ViewerOptions& o = cfg_.opt;
+  ui_.frame_stats.variants = frame_stats_variants();
+  for (std::size_t i = 0; i < ui_.frame_stats.variants.size(); ++i)
+    if (ui_.frame_stats.variants[i] == (o.frame_stats.empty() ? std::string("reduce-shuffle") : o.frame_stats))
+      ui_.frame_stats.selected = static_cast<int>(i);
+  ui_.frame_stats.every_frame = ui_.frame_stats.reveal = !o.frame_stats.empty();
   if (o.offscreen) {
     surface_ = open_offscreen(cfg_.window_w, cfg_.window_h);
   } else {
@@ -274,6 +286,58 @@ bool Viewer::load_scene_source(const std::string& source) {
     report("error: %s", ui_.scene.error.c_str());
     return false;
   }
+}
+
+void Viewer::run_frame_stats() {
+  FrameStatsUi& f = ui_.frame_stats;
+  const std::string why = lab_unavailable_reason();
+  f.unavailable = !why.empty()                      ? why
+                  : renderer_->device_pixels() == nullptr ? "the frame is in host memory: pick a CUDA renderer"
+                  : f.variants.empty()              ? "no float reduction in the lab registry"
+                                                    : "";
+  if (!f.unavailable.empty()) return;
+  if (auto s = frame_reducer_.poll()) {
+    f.last = s;
+    record("lab: " + frame_stats_variant_, s->ms);
+  }
+  if (!f.every_frame) return;
+  const lab::Variant& v = *find_lab_variant(f.variants[static_cast<std::size_t>(f.selected)]);
+  if (frame_reducer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+                             render_h_, scene_->background, renderer_->device_stream()))
+    frame_stats_variant_ = v.name;
+}
+
+void Viewer::check_frame_stats() {
+  FrameStatsUi& f = ui_.frame_stats;
+  f.check_requested = false;
+  if (!f.unavailable.empty()) {
+    f.check = "cannot check: " + f.unavailable;
+    f.check_ok = false;
+    report("frame stats: %s", f.check.c_str());
+    return;
+  }
+  frame_reducer_.poll(true);  // the request in flight (an older frame) is done with
+  const lab::Variant& v = *find_lab_variant(f.variants[static_cast<std::size_t>(f.selected)]);
+  frame_reducer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+                         render_h_, scene_->background, renderer_->device_stream());
+  const std::optional<lab::FrameStats> gpu = frame_reducer_.poll(true);
+  Image img;
+  renderer_->read_image(&img);
+  const lab::FrameStats cpu = lab::frame_stats_cpu(img, scene_->background);
+  f.last = gpu;
+  f.check_ok = gpu && lab::frame_stats_agree(*gpu, cpu);
+  char buf[400];
+  if (gpu)
+    std::snprintf(buf, sizeof buf,
+                  "%s (%s): mean %.5f %.5f %.5f %.4f, coverage %.0f of %.0f px, %.3f ms; CPU: mean %.5f %.5f %.5f "
+                  "%.4f, coverage %.0f: %s",
+                  v.name.c_str(), f.check_ok ? "match" : "DIFFER", gpu->mean[0], gpu->mean[1], gpu->mean[2],
+                  gpu->mean[3], gpu->touched, gpu->pixels, gpu->ms, cpu.mean[0], cpu.mean[1], cpu.mean[2], cpu.mean[3],
+                  cpu.touched, f.check_ok ? "match" : "DIFFER");
+  else
+    std::snprintf(buf, sizeof buf, "%s: no result", v.name.c_str());
+  f.check = buf;
+  report("frame stats: %s", buf);
 }
 
 void Viewer::request_inspect(int i, int j) {
@@ -726,6 +790,11 @@ int Viewer::run() {
       ui_.inspector.reveal = 2;
     }
     ui_.inspector.busy = inspector_.busy();
+    run_frame_stats();
+    if (ui_.frame_stats.check_requested || (last_frame && !o.frame_stats.empty())) {
+      check_frame_stats();
+      if (!ui_.frame_stats.check_ok && !o.frame_stats.empty()) check_failed_ = true;
+    }
 
     // 4. The UI (it shows the frame just rendered); its requests apply next frame.
     fill_ui();

@@ -34,6 +34,7 @@ struct ViewerOptions {
   bool no_interop = false;  // force the host-copy path (also CIRCLES_FORCE_NO_INTEROP=1)
   std::string present = "surface";  // interop path for CUDA renderers: "surface" or "pbo"
   std::string inspect;      // "I,J": inspect that pixel of the first frame (as a click would)
+  std::string frame_stats;  // a lab reduce_sum variant to run over every frame (and check at the end)
 };
 
 // The options checked and resolved, before any window or context exists.
@@ -56,6 +57,8 @@ struct ViewerConfig {
 // unknown or unavailable renderers included (exit 2), and SceneError for a scene file that cannot
 // be read (exit 1).
 ViewerConfig resolve_viewer_options(const ViewerOptions& opt);
+// The lab's reduce_sum variants that take floats: what the frame statistics can run.
+std::vector<std::string> frame_stats_variants();
 
 // Runs the viewer; returns the exit status. Prints a clear error and returns 1 when no window
 // can be opened (suggesting `circles render` and `circles view --offscreen`). Other errors are

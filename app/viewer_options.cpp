@@ -1,5 +1,6 @@
 // Checks `circles view`'s options before anything is opened, so that bad input fails fast with a
 // clear message and no window.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 #include "app/cli.h"
 #include "app/viewer.h"
 #include "app/viewer_layout.h"
+#include "app/lab_registry.h"
 #include "app/registry.h"
 #include "render/cpu_renderers.h"
 #include "render/progress.h"
@@ -28,6 +30,15 @@ void require_writable_dir(const std::string& flag, const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::string> frame_stats_variants() {
+  std::vector<std::string> out;
+  for (const lab::Variant& v : lab_registry())
+    if (v.task == lab::Task::reduce_sum && !v.host &&
+        std::find(v.types.begin(), v.types.end(), lab::Elem::f32) != v.types.end())
+      out.push_back(v.name);
+  return out;
+}
 
 ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   ViewerConfig c;
@@ -52,6 +63,17 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     if (comma == std::string::npos) number("");
     c.inspect_i = number(opt.inspect.substr(0, comma));
     c.inspect_j = number(opt.inspect.substr(comma + 1));
+  }
+  if (!opt.frame_stats.empty()) {
+    const lab::Variant* v = find_lab_variant(opt.frame_stats);
+    const bool ok = v && v->task == lab::Task::reduce_sum && !v->host &&
+                    std::find(v->types.begin(), v->types.end(), lab::Elem::f32) != v->types.end();
+    if (!ok) {
+      std::string names;
+      for (const std::string& n : frame_stats_variants()) names += (names.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("--frame-stats '" + opt.frame_stats + "': not a float reduction of the lab (" +
+                                  names + ")");
+    }
   }
   std::int64_t start = -1, start_end = 0;
   if (!opt.frames.empty()) {

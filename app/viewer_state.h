@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/inspector.h"
+#include "kernels/lab/frame_stats.h"
 #include "app/viewer_layout.h"
 #include "render/builtin_scenes.h"
 #include "app/registry.h"
@@ -139,6 +140,20 @@ struct CheckUi {
   bool reveal = false;  // open the panel once (a result to show)
 };
 
+// The lab's reductions on the live frame (kernels/lab/frame_stats.h): which variant, whether it
+// runs every frame, and what it found.
+struct FrameStatsUi {
+  std::vector<std::string> variants;  // reduce_sum variants that take floats (from the lab registry)
+  int selected = 0;
+  bool every_frame = false;
+  std::string unavailable;            // why it cannot run now ("" when it can)
+  std::optional<lab::FrameStats> last;
+  std::string check;                  // the last CPU check's verdict
+  bool check_ok = false;
+  bool check_requested = false;
+  bool reveal = false;  // open the panel once (--frame-stats)
+};
+
 struct ViewUi {
   std::string surface;  // window / offscreen description
   std::string gl;       // GL_VERSION, GL_RENDERER
@@ -165,6 +180,7 @@ struct UiState {
   CheckUi check;
   ViewUi view;
   InspectorUi inspector;
+  FrameStatsUi frame_stats;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
 };

@@ -382,6 +382,19 @@ TEST_F(ViewerBinary, InspectShowsThePixelsCirclesAndTheyMatchTheRenderer) {
   EXPECT_TRUE(contains(outside.err, "inspect: pixel 500,5 is outside the 440x440 frame")) << outside.err;
 }
 
+// --frame-stats names a lab reduction that takes floats (else exit 2); it needs a CUDA renderer's
+// frame, and says so (exit 1) when it cannot check.
+TEST_F(ViewerBinary, FrameStatsNeedAFloatReductionAndACudaFrame) {
+  const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--frame-stats", "scan-cub"});
+  EXPECT_EQ(bad.rc, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "not a float reduction of the lab (")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "reduce-shuffle")) << bad.err;
+  const Result cpu = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "2", "--frame-stats",
+                              "reduce-shuffle"});
+  EXPECT_EQ(cpu.rc, 1) << describe(cpu);
+  EXPECT_TRUE(contains(cpu.err, "frame stats: cannot check: ")) << cpu.err;
+}
+
 TEST_F(ViewerBinary, PlayingAnimatesOneFramePerDisplayedFrameTimesSpeed) {
   // 4 displayed frames at speed 2: frames 0, 2, 4, 6.
   const Result v = circles({"view", "--offscreen", "hypnosis", "-r", "cpu-mt", "--quit-after", "4", "--play", "--speed",
@@ -600,6 +613,17 @@ TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
     EXPECT_TRUE(contains(v.err, std::string(renderer) + " ")) << v.err;
     EXPECT_TRUE(contains(v.err, ": match (max diff")) << v.err;
   }
+}
+
+// The lab's reduction over every frame of a CUDA renderer: its GPU time is a stage of the
+// summary, and the final check against the CPU's sums of the same frame passes.
+TEST_F(ViewerBinary, GpuFrameStatsRunEveryFrameAndMatchTheCpu) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "6", "--play",
+                            "-s", "800x600", "--frame-stats", "reduce-shuffle"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "frame stats: reduce-shuffle (match)")) << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: reduce-shuffle")) << v.out;
 }
 
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {

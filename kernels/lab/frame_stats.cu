@@ -43,13 +43,15 @@ struct FrameReducer::Impl {
   ~Impl() { CUDA_CHECK_PRINT(cudaFreeHost(host)); }
 };
 
-FrameReducer::FrameReducer() : impl_(std::make_unique<Impl>()) {}
+// CUDA resources are made on the first request: a reducer that never runs (no GPU) touches none.
+FrameReducer::FrameReducer() = default;
 FrameReducer::~FrameReducer() {
   if (impl_ && impl_->pending) CUDA_CHECK_PRINT(cudaEventSynchronize(impl_->stop.get()));
 }
 
 bool FrameReducer::enqueue(LaunchFn launch, int param, const void* image, int width, int height,
                            const Background& bg, void* stream_ptr) {
+  if (!impl_) impl_ = std::make_unique<Impl>();
   Impl& m = *impl_;
   if (m.pending || width < 1 || height < 1) return false;
   const cudaStream_t st = static_cast<cudaStream_t>(stream_ptr);
@@ -79,6 +81,7 @@ bool FrameReducer::enqueue(LaunchFn launch, int param, const void* image, int wi
 }
 
 std::optional<FrameStats> FrameReducer::poll(bool wait) {
+  if (!impl_) return std::nullopt;
   Impl& m = *impl_;
   if (!m.pending) return std::nullopt;
   if (wait) {

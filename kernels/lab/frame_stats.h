@@ -27,6 +27,7 @@ FrameStats frame_stats_cpu(const Image& img, const Background& bg);
 // means within `rel` relative (or 1e-6 absolute), touched exactly.
 bool frame_stats_agree(const FrameStats& a, const FrameStats& b, double rel = 1e-4);
 
+// Makes its CUDA resources on the first enqueue(), so constructing one without a GPU is safe.
 class FrameReducer {
  public:
   FrameReducer();
