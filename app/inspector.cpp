@@ -55,7 +55,12 @@ std::optional<InspectResult> PixelInspector::poll(bool wait) {
   return result;
 }
 
-std::string describe_inspection(const InspectResult& r, float tolerance) {
+float renderer_difference(const InspectResult& r) {
+  const Float4 a = r.report.final_colour, b = r.request.renderer_pixel;
+  return std::max({std::fabs(a.x - b.x), std::fabs(a.y - b.y), std::fabs(a.z - b.z), std::fabs(a.w - b.w)});
+}
+
+std::string describe_inspection(const InspectResult& r) {
   const InspectRequest& q = r.request;
   char buf[512];
   if (!r.error.empty()) {
@@ -64,13 +69,13 @@ std::string describe_inspection(const InspectResult& r, float tolerance) {
   }
   const PixelReport& p = r.report;
   const Float4 a = p.final_colour, b = q.renderer_pixel;
-  const float diff = std::max({std::fabs(a.x - b.x), std::fabs(a.y - b.y), std::fabs(a.z - b.z), std::fabs(a.w - b.w)});
+  const float diff = renderer_difference(r);
   std::snprintf(buf, sizeof buf,
                 "pixel %d,%d of %dx%d at frame %lld: tile %d,%d (%dx%d) holds %zu circles; %zu cover the pixel; "
                 "cpu walk %.4f %.4f %.4f %.4f, %s %.4f %.4f %.4f %.4f: %s (max diff %.2g)",
                 q.i, q.j, q.width, q.height, static_cast<long long>(q.frame), p.tile_x, p.tile_y, p.tile_size,
                 p.tile_size, p.tile_circles, p.covering, a.x, a.y, a.z, a.w, q.renderer.c_str(), b.x, b.y, b.z, b.w,
-                diff <= tolerance ? "match" : "DIFFER", static_cast<double>(diff));
+                diff <= kInspectTolerance ? "match" : "DIFFER", static_cast<double>(diff));
   return buf;
 }
 

@@ -50,8 +50,13 @@ class PixelInspector {
   std::shared_ptr<Scene> cache_;
 };
 
+// Where the walk's colour and the renderer's pixel agree: the GPU tests' per-channel tolerance.
+constexpr float kInspectTolerance = 2e-3f;
+// The largest per-channel difference between the walk's final colour and the renderer's pixel.
+float renderer_difference(const InspectResult& r);
+
 // One line for logs and tests: the pixel, its tile, the circles, the walk's colour against the
-// renderer's, and whether they agree within `tolerance` per channel.
-std::string describe_inspection(const InspectResult& r, float tolerance = 2e-3f);
+// renderer's, and whether they agree within kInspectTolerance per channel.
+std::string describe_inspection(const InspectResult& r);
 
 }  // namespace circles

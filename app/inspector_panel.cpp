@@ -4,7 +4,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "app/panels.h"
 
@@ -38,15 +37,16 @@ void inspector_panel(const InspectorUi& u) {
               p.steps.size() < p.covering ? " (the first ones listed)" : "");
   // The answer first (the walk is cpu-ref's blend), then the blends that led to it.
   const Float4 a = p.final_colour, b = q.renderer_pixel;
-  const float diff = std::max({std::fabs(a.x - b.x), std::fabs(a.y - b.y), std::fabs(a.z - b.z), std::fabs(a.w - b.w)});
+  const float diff = renderer_difference(r);
+  const bool match = diff <= kInspectTolerance;
   swatch("##walk", a);
   ImGui::SameLine();
   ImGui::Text("cpu-ref  %.4f %.4f %.4f %.4f", a.x, a.y, a.z, a.w);
   swatch("##drawn", b);
   ImGui::SameLine();
   ImGui::Text("%-8s %.4f %.4f %.4f %.4f", q.renderer.c_str(), b.x, b.y, b.z, b.w);
-  ImGui::TextColored(diff <= 2e-3f ? ImVec4(.5f, .9f, .5f, 1) : ImVec4(1, .4f, .4f, 1), "%s (max diff %.2g)",
-                     diff <= 2e-3f ? "match" : "DIFFER", static_cast<double>(diff));
+  ImGui::TextColored(match ? ImVec4(.5f, .9f, .5f, 1) : ImVec4(1, .4f, .4f, 1), "%s (max diff %.2g)",
+                     match ? "match" : "DIFFER", static_cast<double>(diff));
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg;
   if (ImGui::BeginTable("##steps", 4, flags, ImVec2(0, 150))) {
     ImGui::TableSetupScrollFreeze(0, 1);

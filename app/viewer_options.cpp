@@ -65,14 +65,12 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     c.inspect_j = number(opt.inspect.substr(comma + 1));
   }
   if (!opt.frame_stats.empty()) {
-    const lab::Variant* v = find_lab_variant(opt.frame_stats);
-    const bool ok = v && v->task == lab::Task::reduce_sum && !v->host &&
-                    std::find(v->types.begin(), v->types.end(), lab::Elem::f32) != v->types.end();
-    if (!ok) {
-      std::string names;
-      for (const std::string& n : frame_stats_variants()) names += (names.empty() ? "" : ", ") + n;
+    const std::vector<std::string> names = frame_stats_variants();
+    if (std::find(names.begin(), names.end(), opt.frame_stats) == names.end()) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
       throw std::invalid_argument("--frame-stats '" + opt.frame_stats + "': not a float reduction of the lab (" +
-                                  names + ")");
+                                  list + ")");
     }
   }
   std::int64_t start = -1, start_end = 0;

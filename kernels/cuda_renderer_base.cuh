@@ -50,7 +50,7 @@ class CudaRenderer : public Renderer {
   virtual void draw() = 0;
   // A stage's kernels sit between stage_begin(name) and stage(name): the NVTX range
   // "renderer: name" covers their launches, and stage() records the end event the timings use.
-  void stage_begin(const char* name) { nvtx_push(std::string("renderer: ") + name); }
+  void stage_begin(const char* name) { nvtx_push("renderer: ", name); }
   void stage(const char* name) {
     timer_.mark(name, stream());
     nvtx_pop();

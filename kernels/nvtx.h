@@ -4,11 +4,18 @@
 #pragma once
 #include <nvtx3/nvToolsExt.h>
 
+#include <cstdio>
 #include <string>
 
 namespace circles {
 
 inline void nvtx_push(const std::string& name) { nvtxRangePushA(name.c_str()); }
+// "prefix" + "name" without a heap allocation (per-frame stage ranges).
+inline void nvtx_push(const char* prefix, const char* name) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s%s", prefix, name);
+  nvtxRangePushA(buf);
+}
 inline void nvtx_pop() { nvtxRangePop(); }
 
 // A range for the lifetime of the object.

@@ -138,8 +138,9 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
   if (!timing) return m;
 
   std::vector<double> ms;
+  const std::string range_name = "lab: " + v.name;
   for (int r = 0; r < timing->warmup + timing->repeat; ++r) {
-    NvtxScope range("lab: " + v.name);
+    NvtxScope range(range_name);
     double t;
     if (v.host) {
       const auto t0 = std::chrono::steady_clock::now();
