@@ -57,7 +57,7 @@ int run_bench(const BenchOptions& opt) {
     RendererSettings settings;
   };
   std::vector<Variant> variants;
-  const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0;
+  const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0 || !opt.settings.scan.empty();
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     if (!info) make_renderer(name);  // throws, listing the names
@@ -81,6 +81,7 @@ int run_bench(const BenchOptions& opt) {
       std::string label = name;
       if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
       if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
+      if (!opt.settings.scan.empty()) label += "/" + r.scan;
       variants.push_back({name, label, r});
     }
   }

@@ -169,6 +169,12 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
                   "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's");
   cmd->add_option("--batch-size", s->batch_size,
                   "circles culled per batch, for cuda-tile-scan (see `circles list`); default: one per thread");
+  // Which renderers take one, from the registry; the names are in `circles list`.
+  std::string takers;
+  for (const RendererInfo& r : renderer_registry())
+    if (!r.scans.empty()) takers += (takers.empty() ? "" : ", ") + r.name + " (default " + r.scans.front() + ")";
+  cmd->add_option("--scan", s->scan,
+                  "the scan algorithm, by name, for " + takers + "; every name: `circles list`");
 }
 
 namespace {
@@ -203,9 +209,10 @@ struct FrameJob {
     if (renderer.empty()) renderer = default_renderer_name();
     const RendererInfo* info = find_renderer(renderer);
     if (!info) make_renderer(renderer);  // throws with the list of names
+    // A setting the renderer cannot take is a mistake on any machine: said before availability.
+    settings = resolve_settings(*info, settings);
     const std::string why = unavailable_reason(*info);
     if (!why.empty()) throw std::invalid_argument("renderer '" + renderer + "' is unavailable: " + why);
-    settings = resolve_settings(*info, settings);
     if (!frames.empty()) parse_frames(frames, first, last);
     if (!size.empty()) parse_size(size, w, h);
     if (const std::string note = scene_source_note(scene); !note.empty())
@@ -249,6 +256,11 @@ int cmd_list() {
     if (!r.batch_sizes.empty()) knobs += "  --batch-size " + list_of(r.batch_sizes) + " (<= tile^2)";
     std::printf("  %-16s %s\n  %-16s source: %s%s\n", r.name.c_str(), r.description.c_str(), "",
                 r.source.c_str(), knobs.c_str());
+    if (!r.scans.empty()) {
+      std::string scans;
+      for (const std::string& name : r.scans) scans += (scans.empty() ? "" : "|") + name;
+      std::printf("  %-16s --scan %s (default %s)\n", "", scans.c_str(), r.scans.front().c_str());
+    }
     if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
   }
   return 0;
@@ -459,6 +471,17 @@ int run_cli(int argc, const char* const* argv) {
                    "VARIANT: run that lab reduction (e.g. reduce-shuffle) over every frame of a CUDA renderer "
                    "(mean colour, coverage) and, after the last frame, check it against the CPU (exit 1 if it "
                    "differs)");
+  view->add_option("--transpose-view", view_opt.transpose_view,
+                   "VARIANT: show the frame mirrored along its diagonal by that lab transpose (e.g. "
+                   "transpose-best; a CUDA renderer and a square frame) and, after the last frame, check it "
+                   "against the CPU (exit 1 if it differs)");
+  view->add_option("--kernels", view_opt.kernels,
+                   "FAMILY[:VARIANT,...]: run those lab variants (default: every one that can run live) every "
+                   "frame in the Kernels panel; after the last frame log each one's check, median ms and GB/s "
+                   "(exit 1 on WRONG, an error, or no GPU)");
+  view->add_option("--kernels-size", view_opt.kernels_size,
+                   "the Kernels panel's input: hbm (2^26 elements, 256 MiB) or l2 (2^20, 4 MiB)")
+      ->capture_default_str();
   view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
   view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")
       ->capture_default_str()

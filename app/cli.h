@@ -11,7 +11,7 @@ class Validator;
 namespace circles {
 
 struct RendererSettings;
-// Adds --tile-size and --batch-size (checked later against the registry by resolve_settings).
+// Adds --tile-size, --batch-size and --scan (checked later against the registry by resolve_settings).
 void add_settings_options(CLI::App* cmd, RendererSettings* settings);
 
 // Option checks shared by the commands: a seed is 0..2^64-1, digits only (CLI11 alone would

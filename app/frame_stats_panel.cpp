@@ -9,6 +9,15 @@
 
 namespace circles {
 
+namespace {
+void verdict(const std::string& text, bool ok) {
+  if (text.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ok ? ImVec4(.5f, .9f, .5f, 1) : ImVec4(1, .4f, .4f, 1));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+}  // namespace
+
 void frame_stats_panel(FrameStatsUi& f) {
   if (!f.unavailable.empty()) {
     ImGui::PushTextWrapPos(0.f);
@@ -43,11 +52,36 @@ void frame_stats_panel(FrameStatsUi& f) {
   } else if (f.every_frame) {
     ImGui::TextDisabled("(waiting for the first result)");
   }
-  if (!f.check.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, f.check_ok ? ImVec4(.5f, .9f, .5f, 1) : ImVec4(1, .4f, .4f, 1));
-    ImGui::TextWrapped("%s", f.check.c_str());
-    ImGui::PopStyleColor();
+  verdict(f.check, f.check_ok);
+
+  // The transpose view.
+  ImGui::Separator();
+  ImGui::TextDisabled("transpose view");
+  if (!f.transpose_unavailable.empty()) {
+    ImGui::PushTextWrapPos(0.f);
+    ImGui::TextDisabled("unavailable: %s", f.transpose_unavailable.c_str());
+    ImGui::PopTextWrapPos();
+    return;
   }
+  if (f.transposes.empty()) return;
+  f.transpose_selected = std::clamp(f.transpose_selected, 0, static_cast<int>(f.transposes.size()) - 1);
+  ImGui::SetNextItemWidth(-90);
+  if (ImGui::BeginCombo("transpose", f.transposes[static_cast<std::size_t>(f.transpose_selected)].c_str())) {
+    for (int i = 0; i < static_cast<int>(f.transposes.size()); ++i)
+      if (ImGui::Selectable(f.transposes[static_cast<std::size_t>(i)].c_str(), i == f.transpose_selected)) {
+        f.transpose_selected = i;
+        f.transpose_check.clear();
+      }
+    ImGui::EndCombo();
+  }
+  ImGui::Checkbox("show mirrored", &f.transpose_view);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the frame's colour planes transposed by this variant every frame and shown in place of\n"
+                      "the frame: the picture mirrored along its diagonal (bottom-left to top-right)");
+  ImGui::SameLine();
+  if (ImGui::Button("Check##t")) f.transpose_check_requested = true;
+  if (f.transpose_view && f.transpose_ms > 0) ImGui::Text("4 planes transposed in %.3f ms", static_cast<double>(f.transpose_ms));
+  verdict(f.transpose_check, f.transpose_check_ok);
 }
 
 }  // namespace circles

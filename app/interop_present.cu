@@ -1,16 +1,10 @@
 #include "app/interop_present.h"
 #include "kernels/cuda_check.h"
+#include "render/raster.h"
 
 namespace circles {
 
 namespace {
-
-// The same byte as to_rgba8's: 0 for v <= 0 or NaN, 255 for v >= 1, else round-half-away(v * 255).
-__device__ __forceinline__ unsigned char to_byte(float v) {
-  if (!(v > 0.f)) return 0;
-  if (v >= 1.f) return 255;
-  return static_cast<unsigned char>(roundf(v * 255.f));
-}
 
 // Where a converted texel goes: a 4-byte surface store into the registered texture ...
 struct SurfaceStore {

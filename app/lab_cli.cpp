@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "kernels/lab/reference.h"
 #include "render/output_file.h"
 #if CIRCLES_HAVE_CUDA
+#include "kernels/counters.h"
 #include "kernels/cuda_device.h"
 #include "kernels/lab/lab_run.h"
 #endif
@@ -27,6 +29,12 @@ using lab::Family;
 using lab::Shape;
 using lab::Task;
 using lab::Variant;
+
+namespace {
+// --counters. Kept here rather than in KernelsOptions (app/lab_cli.h) for now; it is set only by
+// the parser that add_kernels_command builds, and reset each time one is built.
+bool g_counters = false;
+}  // namespace
 
 lab::Shape parse_lab_size(const std::string& text) {
   auto bad = [&]() {
@@ -90,8 +98,19 @@ CLI::App* add_kernels_command(CLI::App& app, KernelsOptions* o) {
   k->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str()->check(seed_check());
   k->add_option("--json", o->json_path, "also write one record per measurement to this JSON file");
   k->add_flag("--list", o->list, "list the registry (families, variants, knobs, sources) and exit");
+  g_counters = false;
+  k->add_flag("--counters", g_counters,
+              "after each variant is checked and timed, run it once more under CUPTI's range profiler "
+              "and print its hardware counters under its row (and into --json): DRAM bytes read and "
+              "written, shared-load wavefronts and bank conflicts, achieved occupancy, threads per warp "
+              "instruction, warp instructions, issue slots busy, summed over all its kernels, under the "
+              "metric names ncu uses. Needs libcupti and permission to profile (root, or the driver "
+              "option NVreg_RestrictProfilingToAdminUsers=0); where counters cannot be read, the reason "
+              "is printed once and the rest runs");
   k->footer(std::string("Bandwidth: GB/s = 10^9 bytes per second of the bytes the task must move (reduce: read; "
-                        "scan, transpose, conv: read + written; banks: shared bytes loaded).\n") +
+                        "scan, transpose, conv: read + written; banks: shared bytes loaded).\n"
+                        "Counters (--counters): MB and GB are 10^6 and 10^9 bytes; k, M, G are 10^3, 10^6, "
+                        "10^9.\n") +
             kExitCodes);
   return k;
 }
@@ -273,6 +292,74 @@ void progress(const std::string& text) {
   std::fflush(stderr);
 }
 
+// One counter's value for the table: bytes and counts scaled by powers of 10, percentages, ratios.
+std::string counter_text(const CounterValue& v) {
+  char buf[64];
+  const double x = v.value;
+  if (std::isnan(x)) return v.label + " n/a";
+  if (v.unit == "bytes") {
+    if (x >= 1e9) std::snprintf(buf, sizeof buf, "%.3f GB", x / 1e9);
+    else if (x >= 1e6) std::snprintf(buf, sizeof buf, "%.2f MB", x / 1e6);
+    else if (x >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB", x / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.0f B", x);
+  } else if (v.unit == "count") {
+    if (x >= 1e9) std::snprintf(buf, sizeof buf, "%.3fG", x / 1e9);
+    else if (x >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", x / 1e6);
+    else if (x >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", x / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.0f", x);
+  } else if (v.unit == "%") {
+    std::snprintf(buf, sizeof buf, "%.1f%%", x);
+  } else if (v.metric == "smsp__thread_inst_executed_per_inst_executed.ratio") {
+    // ncu's "warp execution efficiency" is this over the 32 lanes of a warp.
+    std::snprintf(buf, sizeof buf, "%.2f (%.1f%% of 32)", x, 100 * x / 32);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f", x);
+  }
+  return v.label + " " + buf;
+}
+
+// The counters of one row, under it, wrapped at 110 columns.
+void print_counters(const CounterReport& c) {
+  const std::string lead = "     counters: ", indent(lead.size(), ' ');
+  if (!c.ok()) {
+    std::printf("%s%s\n", lead.c_str(), c.error.c_str());
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const CounterValue& v : c.values) parts.push_back(counter_text(v));
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "[%d pass%s, %.1f ms]", c.passes, c.passes == 1 ? "" : "es", c.collect_ms);
+  parts.push_back(tail);
+  if (!c.missing.empty()) parts.push_back("(not on this GPU: " + join_names(c.missing) + ")");
+  std::string line = lead;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string piece = parts[i] + (i + 1 < c.values.size() ? "," : "");  // commas between values
+    if (line.size() > lead.size() && line.size() + 1 + piece.size() > 110) {
+      std::printf("%s\n", line.c_str());
+      line = indent;
+    } else if (line.size() > lead.size()) {
+      line += " ";
+    }
+    line += piece;
+  }
+  std::printf("%s\n", line.c_str());
+}
+
+nlohmann::json counters_json(const CounterReport& c) {
+  nlohmann::json j;
+  if (!c.ok()) {
+    j["error"] = c.error;
+    return j;
+  }
+  nlohmann::json values = nlohmann::json::object();
+  for (const CounterValue& v : c.values) values[v.metric] = v.value;  // NaN is written as null
+  j["values"] = values;
+  j["passes"] = c.passes;
+  j["collect_ms"] = c.collect_ms;
+  if (!c.missing.empty()) j["missing"] = c.missing;
+  return j;
+}
+
 nlohmann::json record(const Job& job, const lab::Measurement& m, double copy_gbps, double ref_gbps) {
   nlohmann::json j;
   j["family"] = lab::family_name(job.family);
@@ -333,6 +420,19 @@ int run_kernels(const KernelsOptions& o) {
   std::printf("circles kernels on %s (%d SMs); %d timed runs after %d warm-up, medians; GB/s = 10^9 B/s\n",
               dev.name.c_str(), dev.sm_count, o.repeat, o.warmup);
   const lab::Timing timing{o.repeat, o.warmup};
+  // Counters: asked for, and readable here; otherwise the reason, once, and the rest runs.
+  bool counters = g_counters;
+  if (counters) {
+    const std::string no = counters_unavailable_reason();
+    if (!no.empty()) {
+      std::printf("hardware counters unavailable: %s\n", no.c_str());
+      counters = false;
+    } else {
+      std::printf("hardware counters by CUPTI's range profiler (%s): one more run per row, summed over its "
+                  "kernels\n",
+                  counters_library().c_str());
+    }
+  }
   nlohmann::json records = nlohmann::json::array();
   int wrong = 0;
   std::size_t done = 0, total = 0;
@@ -364,7 +464,13 @@ int run_kernels(const KernelsOptions& o) {
       return std::make_pair(!a.first->reference, a.second) < std::make_pair(!b.first->reference, b.second);
     });
     double ref_gbps = 0, first_ms = 0;
-    std::vector<std::pair<std::size_t, lab::Measurement>> results;
+    struct Row {
+      std::size_t idx;  // in job.runs
+      lab::Measurement m;
+      CounterReport counters;
+      bool has_counters;
+    };
+    std::vector<Row> results;
     for (std::size_t k = 0; k < order.size(); ++k) {
       const Variant& v = *order[k].first;
       progress("[" + std::to_string(++done) + "/" + std::to_string(total) + "] " + v.name +
@@ -372,11 +478,22 @@ int run_kernels(const KernelsOptions& o) {
                lab::elem_name(job.type) + " " + job.shape.text());
       lab::Measurement m = bench.run(v, order[k].second, &timing);
       if (v.reference && ref_gbps == 0) ref_gbps = m.gbps;
-      results.emplace_back(std::find(job.runs.begin(), job.runs.end(), order[k]) - job.runs.begin(), m);
+      const auto at = std::find(job.runs.begin(), job.runs.end(), order[k]) - job.runs.begin();
+      Row row{static_cast<std::size_t>(at), m, {}, false};
+      // A CPU variant runs no kernel: nothing to count.
+      if (counters && !v.host) {
+        const int param = order[k].second;
+        row.counters = measure_counters([&] { bench.launch_once(v, param); });
+        row.has_counters = true;
+        // Not permitted after all (found out by measuring): this row says why, the rest are not tried.
+        if (!row.counters.ok() && !counters_unavailable_reason().empty()) counters = false;
+      }
+      results.push_back(std::move(row));
     }
     progress("");
-    std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [idx, m] : results) {
+    std::sort(results.begin(), results.end(), [](const Row& a, const Row& b) { return a.idx < b.idx; });
+    for (const Row& row : results) {
+      const lab::Measurement& m = row.m;
       if (first_ms == 0) first_ms = m.median_ms;
       const std::string param = m.variant->param_name.empty() ? "" : std::to_string(m.param);
       const std::string check = m.ok() ? "ok" : "WRONG";
@@ -399,7 +516,9 @@ int run_kernels(const KernelsOptions& o) {
         ++wrong;
         std::printf("     %s: %s\n", m.name.c_str(), m.check.c_str());
       }
+      if (row.has_counters) print_counters(row.counters);
       records.push_back(record(job, m, copy.gbps, ref_gbps));
+      if (row.has_counters) records.back()["counters"] = counters_json(row.counters);
     }
     std::fflush(stdout);
   }

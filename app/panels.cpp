@@ -113,8 +113,8 @@ void scene_panel(SceneUi& s, std::vector<Action>& actions) {
   }
 }
 
-// The settings the registry entry supports (tile size, batch size), as combos; a change asks the
-// viewer to re-create the renderer with them.
+// The settings the registry entry supports (tile size, batch size, scan), as combos; a change asks
+// the viewer to re-create the renderer with them (the Timings panel then shows the new stages).
 void settings_combos(const RendererInfo& info, RendererUi& r) {
   auto combo = [&](const char* label, const std::vector<int>& values, int current, int limit, int* out) {
     if (values.empty()) return;
@@ -130,7 +130,26 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
   RendererSettings want = r.settings;
   combo("tile size", info.tile_sizes, r.settings.tile_size, 1 << 30, &want.tile_size);
   combo("batch size", info.batch_sizes, r.settings.batch_size, want.tile_size * want.tile_size, &want.batch_size);
-  if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size) {
+  if (!info.scans.empty()) {
+    if (ImGui::BeginCombo("scan", r.settings.scan.c_str())) {
+      for (std::size_t k = 0; k < info.scans.size(); ++k) {
+        const std::string& name = info.scans[k];
+        const std::string label = k == 0 ? name + " (default)" : name;
+        const bool current = name == r.settings.scan;
+        if (ImGui::Selectable(label.c_str(), current) && !current) want.scan = name;
+        if (ImGui::IsItemHovered() && k < info.scan_notes.size() && !info.scan_notes[k].empty())
+          ImGui::SetTooltip("%s", info.scan_notes[k].c_str());
+      }
+      ImGui::EndCombo();
+    } else if (ImGui::IsItemHovered()) {  // closed: the current scan's line
+      const auto it = std::find(info.scans.begin(), info.scans.end(), r.settings.scan);
+      const std::size_t k = static_cast<std::size_t>(it - info.scans.begin());
+      if (k < info.scan_notes.size() && !info.scan_notes[k].empty())
+        ImGui::SetTooltip("%s", info.scan_notes[k].c_str());
+    }
+  }
+  if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size ||
+      want.scan != r.settings.scan) {
     if (want.tile_size != r.settings.tile_size) want.batch_size = 0;  // one circle per thread again
     r.requested = r.current;
     r.requested_settings = want;
@@ -307,6 +326,11 @@ void check_panel(CheckUi& c, std::vector<Action>& actions) {
     ImGui::PushStyleColor(ImGuiCol_Text, c.passed ? kGood : kError);
     ImGui::TextWrapped("%s %s", c.passed ? "PASS" : "FAIL", c.summary.c_str());
     ImGui::PopStyleColor();
+    if (!c.gpu_stats.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, c.gpu_stats_ok ? kGood : kError);
+      ImGui::TextWrapped("%s", c.gpu_stats.c_str());
+      ImGui::PopStyleColor();
+    }
   }
   if (!c.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kError);
@@ -403,6 +427,8 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (header("Check", false)) check_panel(ui.check, ui.actions);
     if (std::exchange(ui.frame_stats.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Lab on the frame", false)) frame_stats_panel(ui.frame_stats);
+    if (std::exchange(ui.kernels.reveal, false)) ImGui::SetNextItemOpen(true);
+    if (header("Kernels", false)) kernels_panel(ui.kernels);
     if (header("View", false)) view_panel(ui.view, ui.actions);
     // Two frames: the column's scroll range covers the panel's contents only from the second.
     const bool reveal_inspector = ui.inspector.reveal > 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "app/lab_registry.h"
 #include "render/cpu_renderers.h"
 #if CIRCLES_HAVE_CUDA
 #include "kernels/cuda_device.h"
@@ -14,31 +15,78 @@
 namespace circles {
 
 namespace {
-#if !CIRCLES_HAVE_CUDA
+#if CIRCLES_HAVE_CUDA
+// cuda-tile-binned gets its scan as the lab variant's launcher: the kernels cannot link the lab
+// (it links them), the registry links both.
+std::unique_ptr<Renderer> make_tile_binned(const RendererSettings& s) {
+  const lab::Variant* v = find_lab_variant(s.scan);
+  if (!v || v->task != lab::Task::exclusive_scan || !v->launch)
+    throw std::invalid_argument("cuda-tile-binned: '" + s.scan + "' is not an exclusive scan of the lab");
+  return make_cuda_tile_binned_renderer(s, v->launch);
+}
+#else
 std::unique_ptr<Renderer> no_cuda(const RendererSettings&) { throw std::runtime_error("this build has no CUDA support"); }
 #define make_cuda_naive_renderer no_cuda
 #define make_cuda_tile_scan_renderer no_cuda
-#define make_cuda_tile_binned_renderer no_cuda
+#define make_tile_binned no_cuda
 #endif
+
+// cuda-tile-scan's in-block compaction scan: its own ballot, or the block-level scan inside one of
+// the lab's scan rungs (kernels/lab/block_scan.cuh), named after that rung. Over one 0/1 flag per
+// thread of a 256- or 1024-thread block, so what matters is instructions and barriers per batch.
+std::vector<std::string> block_scans() {
+  return {"ballot", "scan-hillis-steele", "scan-blelloch-shared", "scan-blelloch-padded", "scan-warp-shuffle",
+          "scan-cub"};
+}
+std::vector<std::string> block_scan_notes() {
+  return {
+      "the renderer's own: warp ballot + popcount, then each thread sums the warp totals: one barrier, "
+      "fewest instructions (flags only)",
+      "the lab's Hillis-Steele tile scan: log2(threads) steps of one add per thread, a barrier each",
+      "the lab's Blelloch tree in shared memory: 2 log2(threads) levels, a barrier each, most threads idle "
+      "and strided accesses conflicting on banks",
+      "the same Blelloch tree with one pad word every 32: far fewer bank conflicts, the barriers stay",
+      "the lab's warp-shuffle block scan: 5 __shfl_up_sync per warp, warp totals through shared memory, "
+      "one barrier",
+      "cub::BlockScan (raking): the library line",
+  };
+}
+
+// cuda-tile-binned's scan of the per-circle tile counts: the lab's device-wide exclusive scans
+// (32-bit), CUB's the default.
+std::vector<std::string> device_scans() {
+  return {"scan-cub", "scan-lookback", "scan-warp-shuffle", "scan-blelloch-padded", "scan-blelloch-shared",
+          "scan-hillis-steele", "scan-blelloch-global"};
+}
+// Their lines are the lab registry's descriptions.
+std::vector<std::string> device_scan_notes() {
+  std::vector<std::string> notes;
+  for (const std::string& name : device_scans()) {
+    const lab::Variant* v = find_lab_variant(name);
+    notes.push_back(v ? v->description : std::string());
+  }
+  return notes;
+}
 }  // namespace
 
 const std::vector<RendererInfo>& renderer_registry() {
   static const std::vector<RendererInfo> list = {
       {"cpu-ref", "sequential CPU: each circle in order, each pixel of its bounding box (defines the picture)",
-       "render/cpu_renderers.cpp", false, {}, {}, make_cpu_ref_renderer},
+       "render/cpu_renderers.cpp", false, {}, {}, {}, {}, make_cpu_ref_renderer},
       {"cpu-mt", "multithreaded CPU: circles binned into tiles in order, threads over tiles",
-       "render/cpu_renderers.cpp", false, {32, 16, 64}, {}, make_cpu_mt_renderer},
+       "render/cpu_renderers.cpp", false, {32, 16, 64}, {}, {}, {}, make_cpu_mt_renderer},
       {"cuda-naive", "CUDA, one thread per pixel looping over all circles",
-       "kernels/render_naive.cu", true, {}, {}, make_cuda_naive_renderer},
+       "kernels/render_naive.cu", true, {}, {}, {}, {}, make_cuda_naive_renderer},
       {"cuda-tile-scan",
        "CUDA, a block per tile: cull a batch of circles, compact with an exclusive scan in "
        "shared memory, shade in order",
-       "kernels/render_tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024},
-       make_cuda_tile_scan_renderer},
+       "kernels/render_tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024}, block_scans(),
+       block_scan_notes(), make_cuda_tile_scan_renderer},
       {"cuda-tile-binned",
        "CUDA, circles binned into tiles first (count, scan, duplicate, radix sort, ranges), "
        "then each tile shades only its own circles",
-       "kernels/render_tile_binned.cu", true, {16, 32}, {}, make_cuda_tile_binned_renderer},
+       "kernels/render_tile_binned.cu", true, {16, 32}, {}, device_scans(), device_scan_notes(),
+       make_tile_binned},
   };
   return list;
 }
@@ -71,6 +119,11 @@ std::string join(const std::vector<int>& v) {
   for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
   return out;
 }
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
 }  // namespace
 
 RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) {
@@ -97,6 +150,14 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
                                   " supports batch sizes " + join(allowed) + ", not " +
                                   std::to_string(s.batch_size));
   }
+  if (info.scans.empty()) {
+    if (!s.scan.empty()) throw std::invalid_argument("renderer '" + info.name + "' has no scan setting");
+  } else if (s.scan.empty()) {
+    s.scan = info.scans.front();
+  } else if (std::find(info.scans.begin(), info.scans.end(), s.scan) == info.scans.end()) {
+    throw std::invalid_argument("renderer '" + info.name + "' supports scans " + join(info.scans) +
+                                ", not '" + s.scan + "'");
+  }
   return s;
 }
 
@@ -105,6 +166,7 @@ std::string describe_settings(const RendererInfo& info, const RendererSettings& 
   std::string out;
   if (s.tile_size) out += "tile " + std::to_string(s.tile_size);
   if (s.batch_size) out += (out.empty() ? "" : ", ") + std::string("batch ") + std::to_string(s.batch_size);
+  if (!s.scan.empty()) out += (out.empty() ? "" : ", ") + std::string("scan ") + s.scan;
   return out;
 }
 

@@ -17,6 +17,11 @@ struct RendererInfo {
   bool needs_gpu = false;
   std::vector<int> tile_sizes;   // supported tile sizes, the default first; empty: no tiles
   std::vector<int> batch_sizes;  // supported batch sizes (each <= tile_size^2); empty: none
+  // Supported scans by name, the default first; empty: no scan setting. cuda-tile-scan's are
+  // block-level scans (kernels/lab/block_scan.cuh), cuda-tile-binned's the lab's device-wide
+  // exclusive_scan variants; scan_notes has one line on each, in the same order.
+  std::vector<std::string> scans;
+  std::vector<std::string> scan_notes;
   std::unique_ptr<Renderer> (*make)(const RendererSettings& settings) = nullptr;
 };
 
@@ -29,13 +34,14 @@ std::string gpu_unavailable_reason();
 std::string unavailable_reason(const RendererInfo& info);
 // The best renderer that runs here: cuda-tile-binned with a GPU, cpu-mt without.
 std::string default_renderer_name();
-// Fills in defaults and checks `s` against what `info` supports; throws std::invalid_argument
-// naming the supported values.
+// Fills in defaults and checks `s` against what `info` supports (tile size, batch size, scan);
+// throws std::invalid_argument naming the supported values.
 RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s);
 // Creates the named renderer; throws std::invalid_argument (unknown or unavailable, with the
 // reason; unsupported settings): all command-line mistakes (exit 2).
 std::unique_ptr<Renderer> make_renderer(const std::string& name, const RendererSettings& settings = {});
-// "tile 16, batch 256" (what the settings resolve to), or "" for a renderer without knobs.
+// "tile 16, batch 256, scan ballot" (what the settings resolve to), or "" for a renderer without
+// knobs.
 std::string describe_settings(const RendererInfo& info, const RendererSettings& settings);
 
 }  // namespace circles

@@ -23,6 +23,7 @@
 #include "app/gl_surface.h"
 #include "app/gl_util.h"
 #include "app/interop.h"
+#include "app/live_lab.h"
 #include "app/panels.h"
 #include "app/bench.h"
 #include "app/viewer_layout.h"
@@ -112,6 +113,8 @@ struct CheckResult {
   int width = 0, height = 0;
   std::string renderer;
   std::string error;
+  std::string gpu_stats;  // the difference statistics by the lab on the GPU, against the CPU's
+  bool gpu_stats_ok = false;
 };
 
 class Viewer {
@@ -185,6 +188,15 @@ class Viewer {
   // done; check_frame_stats() runs one synchronously and compares it with the CPU's sums.
   void run_frame_stats();
   void check_frame_stats();
+  // The transpose view: a lab transpose over the frame every frame, shown through the overlay.
+  lab::FrameTransposer transposer_;
+  std::string transpose_variant_;  // the variant of the request in flight
+  bool transpose_shown_ = false;   // the overlay holds the transposed frame
+  void run_transpose_view(bool last_frame);
+  void check_transpose_view();
+  // The Kernels panel's lab runs: enqueued behind the frame, collected without waiting.
+  LiveLab live_lab_;
+  void run_kernels(bool last_frame);
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
@@ -212,6 +224,13 @@ void Viewer::setup() {
     if (ui_.frame_stats.variants[i] == (o.frame_stats.empty() ? std::string("reduce-shuffle") : o.frame_stats))
       ui_.frame_stats.selected = static_cast<int>(i);
   ui_.frame_stats.every_frame = ui_.frame_stats.reveal = !o.frame_stats.empty();
+  if (cfg_.kernels) ui_.kernels = *cfg_.kernels;
+  for (const lab::Variant& v : lab_registry())
+    if (v.task == lab::Task::transpose && !v.host) ui_.frame_stats.transposes.push_back(v.name);
+  for (std::size_t i = 0; i < ui_.frame_stats.transposes.size(); ++i)
+    if (ui_.frame_stats.transposes[i] == (o.transpose_view.empty() ? std::string("transpose-best") : o.transpose_view))
+      ui_.frame_stats.transpose_selected = static_cast<int>(i);
+  if (!o.transpose_view.empty()) ui_.frame_stats.transpose_view = ui_.frame_stats.reveal = true;
   if (o.offscreen) {
     surface_ = open_offscreen(cfg_.window_w, cfg_.window_h);
   } else {
@@ -305,6 +324,100 @@ void Viewer::run_frame_stats() {
   if (frame_reducer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
                              render_h_, scene_->background, renderer_->device_stream()))
     frame_stats_variant_ = v.name;
+}
+
+void Viewer::run_transpose_view(bool last_frame) {
+  FrameStatsUi& f = ui_.frame_stats;
+  f.transpose_unavailable =
+      !f.unavailable.empty() ? f.unavailable
+      : f.transposes.empty() ? "no device transpose in the lab registry"
+      : render_w_ != render_h_
+          ? "the frame is " + std::to_string(render_w_) + "x" + std::to_string(render_h_) +
+                ": its mirror image would not fit the frame's texture (a square render size shows it)"
+          : "";
+  const bool on = f.transpose_view && f.transpose_unavailable.empty();
+  if (!on) {
+    if (transpose_shown_) presenter_->drop_overlay();
+    transpose_shown_ = false;
+    return;
+  }
+  ui_.check.overlay = false;  // the overlay now holds the mirror image, not a difference
+  if (auto t = transposer_.poll(last_frame)) {
+    if (t->width == render_w_ && t->height == render_h_) {
+      presenter_->upload_overlay(t->rgba8.data(), t->width, t->height);
+      transpose_shown_ = true;
+    }
+    f.transpose_ms = static_cast<float>(t->ms);
+    record("lab: " + transpose_variant_, t->ms);
+  }
+  const lab::Variant& v = *find_lab_variant(f.transposes[static_cast<std::size_t>(f.transpose_selected)]);
+  if (!last_frame && transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(),
+                                         renderer_->device_pixels(), render_w_, render_h_, renderer_->device_stream()))
+    transpose_variant_ = v.name;
+  if (last_frame && !transpose_shown_) {  // --quit-after: the last frame shows its mirror image
+    transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+                        render_h_, renderer_->device_stream());
+    transpose_variant_ = v.name;
+    run_transpose_view(true);
+  }
+}
+
+void Viewer::check_transpose_view() {
+  FrameStatsUi& f = ui_.frame_stats;
+  f.transpose_check_requested = false;
+  f.transpose_check_ok = false;
+  if (!f.transpose_unavailable.empty()) {
+    f.transpose_check = "cannot check: " + f.transpose_unavailable;
+    report("transpose view: %s", f.transpose_check.c_str());
+    return;
+  }
+  transposer_.poll(true);  // the request in flight (an older frame) is done with
+  const lab::Variant& v = *find_lab_variant(f.transposes[static_cast<std::size_t>(f.transpose_selected)]);
+  transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+                      render_h_, renderer_->device_stream());
+  Image gpu, frame;
+  transposer_.read_image(&gpu);
+  renderer_->read_image(&frame);
+  const Image cpu = lab::transpose_cpu(frame);
+  std::size_t differ = 0;
+  for (std::size_t k = 0; k < cpu.pixels.size() && k < gpu.pixels.size(); ++k) {
+    const Float4& a = cpu.pixels[k];
+    const Float4& b = gpu.pixels[k];
+    differ += (a.x != b.x || a.y != b.y || a.z != b.z || a.w != b.w) ? 1 : 0;
+  }
+  f.transpose_check_ok = gpu.width == cpu.width && gpu.height == cpu.height && differ == 0;
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "%s: %dx%d mirror image %s the CPU's (%zu of %zu pixels differ)", v.name.c_str(),
+                gpu.width, gpu.height, f.transpose_check_ok ? "equals" : "DIFFERS from", differ, cpu.pixels.size());
+  f.transpose_check = buf;
+  report("transpose view: %s", buf);
+}
+
+void Viewer::run_kernels(bool last_frame) {
+  KernelsUi& k = ui_.kernels;
+  // Timed runs go behind the frame on the renderer's stream (CPU renderers: the lab's own).
+  live_lab_.update(k, renderer_->device_stream(),
+                   [](void* self, const std::string& name, double ms) { static_cast<Viewer*>(self)->record(name, ms); },
+                   this);
+  if (!last_frame || !cfg_.kernels) return;
+  live_lab_.finish(k);
+  if (!k.unavailable.empty()) {
+    report("kernels: unavailable: %s", k.unavailable.c_str());
+    check_failed_ = true;  // asked for on the command line and not done
+    return;
+  }
+  report("kernels: %s, input %s, copy %.0f GB/s%s%s", k.tasks.empty() ? "" : k.tasks[static_cast<std::size_t>(k.task)].c_str(),
+         k.shape.c_str(), static_cast<double>(k.copy_gbps), k.error.empty() ? "" : "; error: ", k.error.c_str());
+  for (const KernelRow& r : k.rows) {
+    if (!r.ticked) continue;
+    const std::string knob = r.params.empty() ? "" : " " + r.param_name + " " +
+        std::to_string(r.params[static_cast<std::size_t>(std::clamp(r.param_index, 0, int(r.params.size()) - 1))]);
+    report("kernels: %s%s %s, %d runs, median %.4f ms, %.1f GB/s", r.name.c_str(), knob.c_str(),
+           r.check.empty() ? "not run" : r.check.c_str(), r.ms.count(), static_cast<double>(r.median_ms),
+           static_cast<double>(r.gbps));
+    if (r.check != "ok") check_failed_ = true;
+  }
+  if (!k.error.empty()) check_failed_ = true;
 }
 
 void Viewer::check_frame_stats() {
@@ -541,8 +654,13 @@ void Viewer::start_check() {
   const std::string name = renderer_name_;
   ui_.check.running = true;
   ui_.check.reveal = true;
+  // With a CUDA renderer, the difference statistics also come from the lab's reduction chosen in
+  // "Lab on the frame" (on the GPU, in the worker), shown beside the CPU's.
+  const lab::Variant* sum = nullptr;
+  if (renderer_->device_pixels() && lab_unavailable_reason().empty() && !ui_.frame_stats.variants.empty())
+    sum = find_lab_variant(ui_.frame_stats.variants[static_cast<std::size_t>(ui_.frame_stats.selected)]);
   // cpu-ref renders the same scene, size and frame on a worker thread; the UI keeps running.
-  check_ = std::async(std::launch::async, [scene, test, frame, tolerance, gain, name] {
+  check_ = std::async(std::launch::async, [scene, test, frame, tolerance, gain, name, sum] {
     CheckResult r;
     r.frame = frame;
     r.width = test->width;
@@ -555,6 +673,20 @@ void Viewer::start_check() {
                  [&](std::int64_t) { ref->read_image(&reference); });
       r.comparison = compare_images(reference, *test, tolerance);
       r.diff = difference_image(reference, *test, gain);
+      if (sum) {
+        const lab::DiffStats gpu = lab::diff_stats_gpu(*test, reference, sum->launch,
+                                                       sum->params.empty() ? 0 : sum->params.front());
+        const lab::DiffStats cpu = lab::diff_stats_cpu(*test, reference);
+        r.gpu_stats_ok = lab::diff_stats_agree(gpu, cpu);
+        char buf[400];
+        std::snprintf(buf, sizeof buf,
+                      "GPU (%s + max kernel, %.3f ms): max |diff| %.3g %.3g %.3g %.3g, sum |diff| %.6g %.6g %.6g "
+                      "%.6g: %s the CPU's",
+                      sum->name.c_str(), gpu.ms, gpu.max_abs[0], gpu.max_abs[1], gpu.max_abs[2], gpu.max_abs[3],
+                      gpu.sum_abs[0], gpu.sum_abs[1], gpu.sum_abs[2], gpu.sum_abs[3],
+                      r.gpu_stats_ok ? "match" : "DIFFER from");
+        r.gpu_stats = buf;
+      }
     } catch (const std::exception& e) {
       r.error = e.what();
     }
@@ -580,8 +712,14 @@ void Viewer::poll_check(bool wait) {
   std::snprintf(buf, sizeof buf, "frame %" PRId64 " %dx%d %s vs cpu-ref: ", r.frame, r.width, r.height,
                 r.renderer.c_str());
   ui_.check.summary = buf + r.comparison.summary();
+  ui_.check.gpu_stats = r.gpu_stats;
+  ui_.check.gpu_stats_ok = r.gpu_stats_ok;
   if (!ui_.check.passed) check_failed_ = true;
   std::printf("check: %s %s\n", ui_.check.passed ? "PASS" : "FAIL", ui_.check.summary.c_str());
+  if (!r.gpu_stats.empty()) {
+    std::printf("check: %s\n", r.gpu_stats.c_str());
+    if (!r.gpu_stats_ok) check_failed_ = true;
+  }
   std::fflush(stdout);
   if (r.width == render_w_ && r.height == render_h_) {
     const std::vector<std::uint8_t> bytes = to_texture_rgba8(r.diff);
@@ -791,6 +929,12 @@ int Viewer::run() {
     }
     ui_.inspector.busy = inspector_.busy();
     run_frame_stats();
+    run_kernels(last_frame);
+    run_transpose_view(last_frame);
+    if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
+      check_transpose_view();
+      if (!ui_.frame_stats.transpose_check_ok && !o.transpose_view.empty()) check_failed_ = true;
+    }
     if (ui_.frame_stats.check_requested || (last_frame && !o.frame_stats.empty())) {
       check_frame_stats();
       if (!ui_.frame_stats.check_ok && !o.frame_stats.empty()) check_failed_ = true;
@@ -813,7 +957,8 @@ int Viewer::run() {
     glClearColor(Presenter::kLetterbox[0], Presenter::kLetterbox[1], Presenter::kLetterbox[2], 1.f);
     glClear(GL_COLOR_BUFFER_BIT);
     GL_CHECK("clear");
-    const OverlayMode overlay = !ui_.check.overlay ? OverlayMode::None
+    const OverlayMode overlay = transpose_shown_ ? OverlayMode::Replace
+                                : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay, ui_.check.blend_alpha);

@@ -6,7 +6,10 @@
 #include <memory>
 #include <string>
 
+#include <optional>
+
 #include "app/interop.h"
+#include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "app/registry.h"
 #include "render/scene.h"
@@ -35,6 +38,9 @@ struct ViewerOptions {
   std::string present = "surface";  // interop path for CUDA renderers: "surface" or "pbo"
   std::string inspect;      // "I,J": inspect that pixel of the first frame (as a click would)
   std::string frame_stats;  // a lab reduce_sum variant to run over every frame (and check at the end)
+  std::string transpose_view;  // a lab transpose variant: show the frame mirrored (and check at the end)
+  std::string kernels;      // --kernels FAMILY[:VARIANT,...]: lab variants run live every frame
+  std::string kernels_size = "hbm";  // --kernels-size hbm | l2
 };
 
 // The options checked and resolved, before any window or context exists.
@@ -51,6 +57,7 @@ struct ViewerConfig {
   bool force_no_interop = false;
   InteropPath interop_path = InteropPath::Surface;  // --present
   std::string no_interop_source;  // "--no-interop" or "CIRCLES_FORCE_NO_INTEROP=1"
+  std::optional<KernelsUi> kernels;  // --kernels: the Kernels panel's choices
 };
 
 // Checks and resolves `opt`. Throws std::invalid_argument for bad usage, unknown scenes and

@@ -7,6 +7,7 @@
 
 #include "app/cli.h"
 #include "app/viewer.h"
+#include "app/live_lab.h"
 #include "app/viewer_layout.h"
 #include "app/lab_registry.h"
 #include "app/registry.h"
@@ -72,6 +73,23 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
       throw std::invalid_argument("--frame-stats '" + opt.frame_stats + "': not a float reduction of the lab (" +
                                   list + ")");
     }
+  }
+  if (!opt.transpose_view.empty()) {
+    const lab::Variant* v = find_lab_variant(opt.transpose_view);
+    if (!v || v->task != lab::Task::transpose || v->host) {
+      std::string list;
+      for (const lab::Variant& t : lab_registry())
+        if (t.task == lab::Task::transpose && !t.host) list += (list.empty() ? "" : ", ") + t.name;
+      throw std::invalid_argument("--transpose-view '" + opt.transpose_view + "': not a device transpose of the lab (" +
+                                  list + ")");
+    }
+  }
+  if (!opt.kernels.empty()) {
+    KernelsUi k;
+    kernels_ui_from_spec(opt.kernels, opt.kernels_size, &k);
+    c.kernels = std::move(k);
+  } else if (opt.kernels_size != "hbm") {
+    throw std::invalid_argument("--kernels-size needs --kernels FAMILY (the lab variants to run)");
   }
   std::int64_t start = -1, start_end = 0;
   if (!opt.frames.empty()) {

@@ -133,6 +133,8 @@ struct CheckUi {
   bool have_result = false;
   bool passed = false;
   std::string summary;  // compare_images(...).summary() and what was compared
+  std::string gpu_stats;  // CUDA renderers: the same statistics by a lab reduction on the GPU
+  bool gpu_stats_ok = false;
   std::string error;
   bool overlay = false;   // show the difference image in the scene area
   bool blend = false;     // blended over the frame instead of replacing it
@@ -152,7 +154,66 @@ struct FrameStatsUi {
   bool check_ok = false;
   bool check_requested = false;
   bool reveal = false;  // open the panel once (--frame-stats)
+  // The transpose view: a transpose variant over the frame, shown mirrored along its diagonal.
+  std::vector<std::string> transposes;  // the lab's device transpose variants
+  int transpose_selected = 0;
+  bool transpose_view = false;
+  std::string transpose_unavailable;    // why it cannot be shown now ("" when it can)
+  float transpose_ms = 0;               // the four transposes' GPU time, last frame
+  std::string transpose_check;          // the last CPU check's verdict
+  bool transpose_check_ok = false;
+  bool transpose_check_requested = false;
 };
+
+// The Kernels panel (app/kernels_panel.cpp): one task of a lab family, its variants ticked to run
+// on an input of the chosen size, each checked against the CPU once and then timed live (app/live_lab.h
+// fills in the results; the panel only edits the choices).
+struct KernelRow {
+  std::string name, description;
+  std::string param_name;  // "block", "stride", "radius" or "" (no knob)
+  std::vector<int> params;
+  int param_index = 0;
+  bool ticked = false;
+  bool reference = false;   // the library line (CUB)
+  std::string unavailable;  // why it cannot run live (greyed), or ""
+  // Results (LiveLab): "" (not run yet), "checking", "ok" or "WRONG ...".
+  std::string check;
+  History ms;               // one value per timed run
+  float median_ms = 0, gbps = 0;
+};
+
+struct KernelsUi {
+  std::vector<std::string> families;  // lab family names, in ladder order
+  int family = 0;
+  std::vector<std::string> tasks;     // the family's tasks (scan has four)
+  int task = 0;
+  int type = 0;                       // 0: i32, 1: f32
+  std::vector<std::string> types;     // the types some variant of the task takes
+  int size = 0;                       // 0: HBM-sized (the default), 1: fits in L2
+  bool every_frame = false;
+  bool run_once = false;              // request: one timed run of each ticked variant
+  bool changed = false;               // request: family, task, type or size changed
+  std::vector<KernelRow> rows;        // the task's variants
+  // Shown.
+  std::string shape;                  // "67108864 i32 (256 MiB)"
+  std::string status;                 // what the runner is doing ("building the input", ...)
+  std::string error;
+  std::string unavailable;            // why the lab cannot run here
+  float copy_gbps = 0, copy_ms = 0;   // the device copy of the input's bytes (the ceiling)
+  bool reveal = false;                // open the panel once (--kernels)
+};
+
+// One bar of the Kernels panel's chart: a timed variant's GB/s as a fraction of the chart's
+// full width (the fastest bar or the copy line, whichever is larger, fills 95% of it).
+struct KernelBar {
+  std::string name;
+  float gbps = 0, fraction = 0;
+  bool ok = true, reference = false;
+};
+// The ticked rows that have a time, in table order (pure; tested without GL).
+std::vector<KernelBar> kernel_bars(const std::vector<KernelRow>& rows, float copy_gbps);
+// Where `gbps` falls on the chart of `bars` (the same scale as their fractions).
+float kernel_bar_fraction(float gbps, const std::vector<KernelBar>& bars);
 
 struct ViewUi {
   std::string surface;  // window / offscreen description
@@ -181,6 +242,7 @@ struct UiState {
   ViewUi view;
   InspectorUi inspector;
   FrameStatsUi frame_stats;
+  KernelsUi kernels;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
 };

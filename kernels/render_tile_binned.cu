@@ -1,22 +1,27 @@
 // cuda-tile-binned: circles are binned into tiles (16x16 by default) before shading, so each tile reads only
 // the circles that touch it instead of all N (cuda-tile-scan's cost). The forward pass is a list
 // of stages, one launcher each:
-//   count tiles per circle -> exclusive scan (offsets) -> duplicate (tile, circle) pairs ->
-//   stable radix sort by tile -> tile ranges -> per-tile shade (clear fused).
-// The sort is stable and the pairs are emitted in circle order, so each tile's list stays in
-// circle order: the picture is the same as cpu-ref's. The host never waits inside a frame.
+//   count tiles per circle (and their exact 64-bit total) -> exclusive scan (offsets) ->
+//   duplicate (tile, circle) pairs -> stable radix sort by tile -> tile ranges -> per-tile shade
+//   (clear fused).
+// The scan is one of the kernel lab's device-wide exclusive scans over 32-bit counts (`--scan`;
+// CUB's by default), handed in by the registry as a launcher. The sort is stable and the pairs
+// are emitted in circle order, so each tile's list stays in circle order: the picture is the same
+// as cpu-ref's. The host never waits inside a frame.
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
+#include "kernels/lab/lab_launch.h"
+#include "kernels/lab/lab_util.cuh"
 #include "kernels/tile_common.cuh"
 #include "render/renderer.h"
 
@@ -59,31 +64,49 @@ CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile
   return t;
 }
 
-// One thread per circle: how many tiles its bounding box covers. Memory-bound, trivial.
-__global__ void count_tiles_kernel(DeviceCircles c, View v, int tile, unsigned long long* counts) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= c.count) return;
-  const float4 p = c.pos_rad[k];
-  counts[k] = tile_rect(p.x, p.y, p.w, v, tile).count();
-}
+constexpr int kCountThreads = 256;
 
-// Total pairs = last offset + last count (one thread; saves scanning n + 1 values).
-__global__ void total_pairs_kernel(const unsigned long long* counts, const unsigned long long* offsets,
-                                   int n, unsigned long long* total) {
-  *total = n > 0 ? offsets[n - 1] + counts[n - 1] : 0ull;
+// Grid-stride over the circles: how many tiles each one's bounding box covers, as a 32-bit count
+// for the lab's scans (at most the image's tiles, 2^20 at 16384^2 in 16-pixel tiles), and the
+// exact 64-bit sum of all of them, added to *total once per block (a warp reduction, then a block
+// one): the 32-bit offsets may wrap, this total cannot. Memory-bound, trivial; *total starts at 0.
+__global__ void __launch_bounds__(kCountThreads)
+    count_tiles_kernel(DeviceCircles c, View v, int tile, int* counts, unsigned long long* total) {
+  __shared__ unsigned long long s_warp[kCountThreads / 32];
+  unsigned long long sum = 0;
+  for (int k = blockIdx.x * kCountThreads + threadIdx.x; k < c.count; k += gridDim.x * kCountThreads) {
+    const float4 p = c.pos_rad[k];
+    const unsigned long long n = tile_rect(p.x, p.y, p.w, v, tile).count();
+    counts[k] = static_cast<int>(n);
+    sum += n;
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) sum += __shfl_down_sync(lab::kFullMask, sum, d);
+  if (lane == 0) s_warp[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block = 0;
+#pragma unroll
+    for (int w = 0; w < kCountThreads / 32; ++w) block += s_warp[w];
+    if (block) atomicAdd(total, block);
+  }
 }
 
 // One thread per circle: writes a (tile, circle) pair for each tile it covers, at its scanned
-// offset, so pairs come out in circle order; pairs past `capacity` are dropped (the frame then
-// takes the fallback in shade). Big circles make long threads (load imbalance).
-__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x,
-                                       const unsigned long long* offsets, unsigned capacity,
-                                       unsigned* keys, unsigned* ids) {
+// offset, so pairs come out in circle order. A frame with more pairs than the buffers hold
+// (*total > capacity, which also covers totals past INT_MAX, where the 32-bit offsets wrap)
+// writes nothing: the shade kernel's fallback needs no pairs. Big circles make long threads
+// (load imbalance).
+__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x, const int* offsets,
+                                       const unsigned long long* total, unsigned capacity, unsigned* keys,
+                                       unsigned* ids) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= c.count) return;
+  if (k >= c.count || *total > capacity) return;
   const float4 p = c.pos_rad[k];
   const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
-  unsigned long long o = offsets[k];
+  // Offsets are exact here (total <= capacity <= INT_MAX); the bound only guards a faulty scan.
+  unsigned o = static_cast<unsigned>(offsets[k]);
   for (int ty = t.y0; ty <= t.y1; ++ty)
     for (int tx = t.x0; tx <= t.x1 && o < capacity; ++tx, ++o) {
       keys[o] = static_cast<unsigned>(ty * tiles_x + tx);
@@ -92,10 +115,11 @@ __global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int ti
 }
 
 // Grid-stride: keys [total, capacity) get the sentinel (one past the last tile), so the sort of
-// `capacity` keys puts the unused slots last. Bandwidth-bound.
+// `capacity` keys puts the unused slots last; in an overflowing frame duplicate wrote nothing,
+// so every key gets it. Bandwidth-bound.
 __global__ void pad_keys_kernel(const unsigned long long* total, unsigned capacity, unsigned sentinel,
                                 unsigned* keys) {
-  const unsigned long long from = *total;
+  const unsigned long long from = *total > capacity ? 0ull : *total;
   for (unsigned long long i = from + blockIdx.x * blockDim.x + threadIdx.x; i < capacity;
        i += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
     keys[i] = sentinel;
@@ -126,11 +150,11 @@ __global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles 
   constexpr int kThreads = TILE * TILE;
   __shared__ float4 s_pos[kThreads];
   __shared__ float4 s_col[kThreads];
-  __shared__ int s_warp_totals[kThreads / 32];
+  __shared__ TileScanStorage<BlockScanAlgo::ballot, TILE> s_scan;
   const TilePixel t = tile_pixel<TILE>(f.view);
   Float4 color = tile_background(f, t);
   if (*total > capacity) {
-    cull_scan_shade_all<S, TILE>(c, t, kThreads, s_pos, s_col, s_warp_totals, &color);
+    cull_scan_shade_all<S, TILE, BlockScanAlgo::ballot>(c, t, kThreads, s_pos, s_col, s_scan, &color);
   } else {
     const uint2 range = ranges[blockIdx.y * gridDim.x + blockIdx.x];
     for (unsigned base = range.x; base < range.y; base += kThreads) {
@@ -166,7 +190,8 @@ unsigned capacity_for(unsigned long long pairs, unsigned long long limit) {
 // A frame with more pairs than the capacity is still drawn exactly (the shade fallback).
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  explicit CudaTileBinnedRenderer(int tile) : tile_(tile) {
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan) : tile_(tile), scan_(scan) {
+    if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_));
     *host_total_ = 0;
     // Test hook: a cap on the capacity forces the fallback (tests/test_gpu_render.cpp).
@@ -181,11 +206,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     for (const Circle& c : scene.circles) pairs += tile_rect(c.x, c.y, c.radius, v, tile_).count();
     const unsigned capacity = capacity_for(pairs, limit_);
     // Pairs: keys and ids, double-buffered for the sort (16 B a pair); per circle a count and an
-    // offset (16 B); per tile a range (8 B); the sort's temporary storage (about 4 B a pair).
+    // offset (8 B) and at most 4 B of the scan's temporaries (scan-blelloch-global's padding to a
+    // power of two; the others need far less); per tile a range (8 B); the sort's temporary
+    // storage (about 4 B a pair). The scan's scratch already held is not counted as held (the
+    // lab's Scratch does not say its size): the check errs on the safe side.
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
-    const double extra = 20.0 * capacity + 16.0 * scene.circles.size() + 8.0 * (tiles + 1);
+    const double extra = 20.0 * capacity + 12.0 * scene.circles.size() + 8.0 * (tiles + 1);
     const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
-                        8.0 * (counts_.size() + offsets_.size() + ranges_.size()) + temp_.size();
+                        4.0 * (counts_.size() + offsets_.size()) + 8.0 * ranges_.size() + temp_.size();
     check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
                         std::to_string(pairs) + " circle-tile pairs", held);
     CudaRenderer::load_unchecked(scene, width, height);
@@ -206,6 +234,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const int n = c.count;
     const int threads = 256;
     const int blocks = std::max(1, (n + threads - 1) / threads);
+    // The count kernel is grid-stride over a grid that fills the GPU, so its total costs one
+    // atomic per block, not per warp.
+    const int count_blocks =
+        std::min(std::max(1, (n + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
     grow_from_last_total();
     const unsigned capacity = capacity_;
 
@@ -217,24 +249,31 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     keys_alt_.reserve(capacity);
     ids_alt_.reserve(capacity);
     CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, (tiles + 1) * sizeof(uint2), stream()));
+    CUDA_CHECK(cudaMemsetAsync(total_.get(), 0, sizeof(unsigned long long), stream()));
 
-    count_tiles_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, counts_.get());
+    count_tiles_kernel<<<count_blocks, kCountThreads, 0, stream()>>>(c, f.view, tile, counts_.get(),
+                                                                     total_.get());
     CUDA_CHECK_LAUNCH();
     stage("count");
     stage_begin("scan");
 
-    // 64-bit offsets: a pathological scene cannot overflow them silently.
-    std::size_t scan_bytes = 0;
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts_.get(), offsets_.get(), n, stream()));
-    temp_.reserve(scan_bytes);
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.get(), scan_bytes, counts_.get(), offsets_.get(), n, stream()));
-    total_pairs_kernel<<<1, 1, 0, stream()>>>(counts_.get(), offsets_.get(), n, total_.get());
-    CUDA_CHECK_LAUNCH();
+    // The lab's scans are 32-bit: offsets past INT_MAX wrap (ints add as uint32 there), but such a
+    // frame's exact total (from count) exceeds the capacity, and duplicate then trusts no offset.
+    if (n > 0) {  // the lab's launchers take n >= 1
+      lab::LaunchArgs a;
+      a.in = counts_.get();
+      a.out = offsets_.get();
+      a.shape.n = static_cast<std::size_t>(n);
+      a.type = lab::Elem::i32;
+      a.scratch = &scratch_;
+      a.stream = stream();
+      scan_(a);
+    }
     stage("scan");
     stage_begin("duplicate");
 
-    duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(), capacity,
-                                                             keys_.get(), ids_.get());
+    duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(),
+                                                             total_.get(), capacity, keys_.get(), ids_.get());
     CUDA_CHECK_LAUNCH();
     pad_keys_kernel<<<std::min<unsigned>((capacity + threads - 1) / threads, 4096), threads, 0, stream()>>>(
         total_.get(), capacity, sentinel, keys_.get());
@@ -290,12 +329,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   }
 
   const int tile_;
+  const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
+  lab::Scratch scratch_;      // its temporaries; grows to the largest frame, then stays
   unsigned long long limit_ = ~0ull;
   unsigned capacity_ = 1024;
   bool total_pending_ = false;
   CudaEvent total_ready_;
   DeviceBuffer<unsigned> keys_, ids_, keys_alt_, ids_alt_;
-  DeviceBuffer<unsigned long long> counts_, offsets_, total_{1};
+  DeviceBuffer<int> counts_, offsets_;
+  DeviceBuffer<unsigned long long> total_{1};
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_;
   unsigned long long* host_total_ = nullptr;  // pinned
@@ -303,8 +345,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s) {
-  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size);
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan);
 }
 
 }  // namespace circles

@@ -2,6 +2,7 @@
 // thread per pixel; circles are staged through shared memory and blended in order.
 #pragma once
 #include "kernels/cuda_renderer_base.cuh"
+#include "kernels/lab/block_scan.cuh"
 
 namespace circles {
 
@@ -47,34 +48,20 @@ __device__ __forceinline__ void blend_staged(const float4* s_pos, const float4* 
   }
 }
 
-// Exclusive scan of one 0/1 flag per thread across the block: a ballot and popcount inside each
-// warp, then a scan of the kWarps warp totals held in shared memory. Returns this thread's
-// offset; *total gets the block's sum. Contains __syncthreads(): every thread must call it.
-template <int kWarps>
-__device__ __forceinline__ int exclusive_scan_flags(bool flag, int* warp_totals, int* total) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned ballot = __ballot_sync(0xffffffffu, flag);
-  if (lane == 0) warp_totals[warp] = __popc(ballot);
-  __syncthreads();
-  int before = 0, sum = 0;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    const int t = warp_totals[w];
-    before += w < warp ? t : 0;
-    sum += t;
-  }
-  *total = sum;
-  return before + __popc(ballot & ((1u << lane) - 1u));
-}
+// The block's scan of its cull flags: one of the lab's block-level scans (kernels/lab/block_scan.cuh),
+// picked by cuda-tile-scan's `--scan`; TileScanStorage is its shared memory.
+using lab::BlockScanAlgo;
+template <BlockScanAlgo A, int TILE>
+using TileScanStorage = typename lab::BlockFlagScan<A, TILE * TILE>::Storage;
 
 // The tile-scan loop: all N circles in batches of `batch` (one per thread); each thread tests one
-// circle against the tile, the scan compacts the survivors into shared memory in order, every
-// thread blends them. Every block reads every circle: N x tiles tests.
-template <Shading S, int TILE>
+// circle against the tile, the scan (algorithm A) compacts the survivors into shared memory in
+// order, every thread blends them. Every block reads every circle: N x tiles tests.
+template <Shading S, int TILE, BlockScanAlgo A>
 __device__ __forceinline__ void cull_scan_shade_all(const DeviceCircles& circles, const TilePixel& t,
                                                     int batch, float4* s_pos, float4* s_col,
-                                                    int* s_warp_totals, Float4* c) {
-  constexpr int kWarps = TILE * TILE / 32;
+                                                    TileScanStorage<A, TILE>& s_scan, Float4* c) {
+  constexpr int kThreads = TILE * TILE;
   for (int base = 0; base < circles.count; base += batch) {
     const int k = base + static_cast<int>(threadIdx.x);
     float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -84,14 +71,14 @@ __device__ __forceinline__ void cull_scan_shade_all(const DeviceCircles& circles
       touches = circle_touches_box(p.x, p.y, p.w, t.x0, t.y0, t.x1, t.y1);
     }
     int total;
-    const int slot = exclusive_scan_flags<kWarps>(touches, s_warp_totals, &total);
+    const int slot = lab::BlockFlagScan<A, kThreads>::exclusive(touches, s_scan, &total);
     if (touches) {
       s_pos[slot] = p;
       s_col[slot] = circles.color[k];
     }
     __syncthreads();
     blend_staged<S>(s_pos, s_col, total, t.px, t.py, c);
-    __syncthreads();  // the next batch overwrites the list and the warp totals
+    __syncthreads();  // the next batch overwrites the list and the scan's storage
   }
 }
 

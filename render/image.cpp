@@ -2,13 +2,9 @@
 
 #include <cmath>
 
-namespace circles {
+#include "render/raster.h"
 
-static std::uint8_t to_byte(float v) {
-  if (!(v > 0.f)) return 0;  // also maps NaN to 0
-  if (v >= 1.f) return 255;
-  return static_cast<std::uint8_t>(std::lround(v * 255.f));
-}
+namespace circles {
 
 std::vector<std::uint8_t> to_rgba8(const Image& img) {
   std::vector<std::uint8_t> out(static_cast<std::size_t>(img.width) * img.height * 4);

@@ -33,6 +33,14 @@ CIRCLES_HD View make_view(int width, int height) {
   return v;
 }
 
+// A channel's 8-bit value, the one definition shared by PNG files (to_rgba8), the interop texture
+// and the lab's transpose view: 0 for v <= 0 or NaN, 255 for v >= 1, else round-half-away(v * 255).
+CIRCLES_HD unsigned char to_byte(float v) {
+  if (!(v > 0.f)) return 0;
+  if (v >= 1.f) return 255;
+  return static_cast<unsigned char>(roundf(v * 255.f));
+}
+
 CIRCLES_HD float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // Background colour of row j (0 = bottom) in an image of `height` rows.

@@ -13,10 +13,13 @@
 
 namespace circles {
 
-// The knobs a renderer may take; 0 means the renderer's default.
+// The knobs a renderer may take; 0 (or "") means the renderer's default.
 struct RendererSettings {
   int tile_size = 0;   // pixels per tile side
   int batch_size = 0;  // circles culled per batch (0: one per thread, tile_size^2)
+  // The scan the renderer uses, by name (a kernel-lab variant, or "ballot"; the registry lists
+  // each renderer's). Initialized explicitly, so {tile, batch} stays a complete initializer.
+  std::string scan{};
 };
 
 // One stage's time in the last rendered frame (GPU times from CUDA events, CPU from a clock).

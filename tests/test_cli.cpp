@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -356,6 +357,97 @@ TEST_F(CliTest, SceneSaveDefaultsToTheScenesOwnFrame) {
   ASSERT_EQ(cli({"scene", "save", "hypnosis", path("h5.scene"), "--frame", "5"}), 0);
   ASSERT_EQ(cli({"scene", "save", path("h5.scene"), path("again.scene")}), 0);
   EXPECT_EQ(slurp(path("h5.scene")), slurp(path("again.scene")));
+}
+
+// The renderers' scans: names from the registry, the default first, resolved and described like
+// the other settings; a renderer without them refuses one.
+TEST(RendererScans, ResolvedDescribedAndRefused) {
+  const RendererInfo& scan = *find_renderer("cuda-tile-scan");
+  const RendererInfo& binned = *find_renderer("cuda-tile-binned");
+  ASSERT_FALSE(scan.scans.empty());
+  ASSERT_FALSE(binned.scans.empty());
+  EXPECT_EQ(scan.scans.front(), "ballot");
+  EXPECT_EQ(binned.scans.front(), "scan-cub");
+  EXPECT_EQ(resolve_settings(scan, {}).scan, "ballot");
+  EXPECT_EQ(resolve_settings(binned, {}).scan, "scan-cub");
+  EXPECT_EQ(resolve_settings(binned, {0, 0, "scan-lookback"}).scan, "scan-lookback");
+  EXPECT_EQ(resolve_settings(scan, {32, 0, "scan-cub"}).scan, "scan-cub");
+  EXPECT_EQ(describe_settings(scan, {32, 64, "scan-warp-shuffle"}),
+            "tile 32, batch 64, scan scan-warp-shuffle");
+  EXPECT_EQ(describe_settings(scan, {}), "tile 16, batch 256, scan ballot");
+  EXPECT_EQ(describe_settings(binned, {}), "tile 16, scan scan-cub");
+  try {
+    resolve_settings(scan, {0, 0, "bogus"});
+    ADD_FAILURE() << "a bogus scan was accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("supports scans ballot, scan-hillis-steele, scan-blelloch-shared"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("not 'bogus'"), std::string::npos) << what;
+  }
+  EXPECT_THROW(resolve_settings(scan, {0, 0, "scan-lookback"}), std::invalid_argument);  // device-wide only
+  EXPECT_THROW(resolve_settings(binned, {0, 0, "ballot"}), std::invalid_argument);       // block-level only
+  for (const char* name : {"cpu-ref", "cpu-mt", "cuda-naive"}) {
+    const RendererInfo& info = *find_renderer(name);
+    EXPECT_TRUE(info.scans.empty()) << name;
+    EXPECT_EQ(resolve_settings(info, {}).scan, "") << name;
+    EXPECT_THROW(resolve_settings(info, {0, 0, "scan-cub"}), std::invalid_argument) << name;
+  }
+  // Each choice has its line; every name but the ballot is the lab's exclusive scan it comes from
+  // (cuda-tile-binned runs that very launcher on 32-bit ints).
+  for (const RendererInfo* info : {&scan, &binned}) {
+    ASSERT_EQ(info->scan_notes.size(), info->scans.size()) << info->name;
+    for (std::size_t k = 0; k < info->scans.size(); ++k) {
+      EXPECT_FALSE(info->scan_notes[k].empty()) << info->scans[k];
+      if (info->scans[k] == "ballot") continue;
+      const lab::Variant* v = find_lab_variant(info->scans[k]);
+      ASSERT_NE(v, nullptr) << info->scans[k];
+      EXPECT_EQ(v->task, lab::Task::exclusive_scan) << info->scans[k];
+      EXPECT_NE(std::find(v->types.begin(), v->types.end(), lab::Elem::i32), v->types.end())
+          << info->scans[k];
+    }
+  }
+  EXPECT_EQ(binned.scans.size(), 7u);  // every device-wide exclusive scan of the lab
+}
+
+TEST_F(CliTest, ScanFlagIsCheckedAgainstTheRenderer) {
+  auto run = [&](std::vector<std::string> args, std::string* err) {
+    ::testing::internal::CaptureStderr();
+    const int rc = cli(args);
+    *err = ::testing::internal::GetCapturedStderr();
+    return rc;
+  };
+  std::string err;
+  // A bad name is a usage error on any machine (settings are checked before availability).
+  const std::string png = path("a.png");
+  EXPECT_EQ(run({"render", "rgb", "-r", "cuda-tile-scan", "--scan", "bogus", "-s", "8x8", "-o", png}, &err),
+            2);
+  EXPECT_NE(err.find("renderer 'cuda-tile-scan' supports scans ballot, "), std::string::npos) << err;
+  EXPECT_EQ(run({"check", "rgb", "-r", "cuda-tile-binned", "--scan", "ballot", "-s", "8x8"}, &err), 2);
+  EXPECT_NE(err.find("supports scans scan-cub, scan-lookback"), std::string::npos) << err;
+  EXPECT_EQ(run({"render", "rgb", "-r", "cpu-ref", "--scan", "scan-cub", "-s", "8x8", "-o", png}, &err), 2);
+  EXPECT_NE(err.find("renderer 'cpu-ref' has no scan setting"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(png));
+  // A good name parses; it renders where there is a GPU, and otherwise only the GPU is missing.
+  const int rc = run({"render", "rgb", "-r", "cuda-tile-binned", "--scan", "scan-lookback", "-s", "8x8", "-o",
+                      path("b.png")},
+                     &err);
+  if (gpu_unavailable_reason().empty()) {
+    EXPECT_EQ(rc, 0) << err;
+  } else {
+    EXPECT_EQ(rc, 2);
+    EXPECT_NE(err.find("is unavailable"), std::string::npos) << err;
+  }
+  // `circles list` and --help name them.
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"list"}), 0);
+  const std::string list = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(list.find("--scan ballot|scan-hillis-steele|"), std::string::npos) << list;
+  EXPECT_NE(list.find("--scan scan-cub|scan-lookback|"), std::string::npos) << list;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"render", "--help"}), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(help.find("--scan"), std::string::npos) << help;
 }
 
 TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {

@@ -130,7 +130,7 @@ TEST(Registry, SettingsAreCheckedAgainstTheEntry) {
   EXPECT_EQ(resolve_settings(scan, {16, 0}).batch_size, 256);
   EXPECT_EQ(resolve_settings(scan, {32, 0}).batch_size, 1024);
   EXPECT_THROW(resolve_settings(scan, {16, 512}), std::invalid_argument);  // batch > 16^2
-  EXPECT_EQ(describe_settings(scan, {32, 64}), "tile 32, batch 64");
+  EXPECT_EQ(describe_settings(scan, {32, 64}), "tile 32, batch 64, scan ballot");
   EXPECT_EQ(default_renderer_name(), unavailable_reason(scan).empty() ? "cuda-tile-binned" : "cpu-mt");
 }
 

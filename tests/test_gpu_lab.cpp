@@ -13,6 +13,7 @@
 #include "kernels/lab/frame_stats.h"
 #include "kernels/lab/lab_run.h"
 #include "render/builtin_scenes.h"
+#include "render/raster.h"
 
 namespace circles {
 namespace {
@@ -143,6 +144,94 @@ TEST(LabOnTheFrame, EveryFloatReductionGivesTheFramesStatistics) {
       ++variants;
     }
     EXPECT_GE(variants, 10);
+  }
+}
+
+// The Check's difference statistics on the GPU (every float reduction for the sums, the max
+// kernel for the maxima) against the CPU's: a frame and a copy with known changes, exactly equal
+// maxima, sums within 1e-4; identical images give zeros.
+TEST(LabOnTheFrame, DifferenceStatisticsMatchTheCpu) {
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  const Scene scene = make_builtin_scene("rand10k");
+  auto r = make_renderer("cuda-tile-scan");
+  Image a;
+  run_frames(*r, scene, 301, 203, scene.frame, scene.frame + 1, [&](std::int64_t) {});
+  r->read_image(&a);
+  Image b = a;
+  for (std::size_t k = 0; k < b.pixels.size(); k += 97) b.pixels[k].y += 0.001f * static_cast<float>(k % 13);
+  b.pixels[12345].w -= 0.25f;
+  const DiffStats want = diff_stats_cpu(a, b);
+  EXPECT_FLOAT_EQ(static_cast<float>(want.max_abs[3]), 0.25f);
+  EXPECT_GT(want.sum_abs[1], 1.0);
+  EXPECT_EQ(want.max_abs[0], 0.0);
+  int variants = 0;
+  for (const Variant& v : lab_registry()) {
+    if (v.task != Task::reduce_sum || v.host || !v.launch) continue;
+    if (std::find(v.types.begin(), v.types.end(), Elem::f32) == v.types.end()) continue;
+    const int param = v.params.empty() ? 0 : v.params.front();
+    const DiffStats got = diff_stats_gpu(a, b, v.launch, param);
+    EXPECT_TRUE(diff_stats_agree(got, want))
+        << v.name << ": max " << got.max_abs[1] << " " << got.max_abs[3] << " sum " << got.sum_abs[1] << " "
+        << got.sum_abs[3] << " vs " << want.max_abs[1] << " " << want.max_abs[3] << " sum " << want.sum_abs[1] << " "
+        << want.sum_abs[3];
+    const DiffStats same = diff_stats_gpu(a, a, v.launch, param);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(same.max_abs[c], 0.0) << v.name;
+      EXPECT_EQ(same.sum_abs[c], 0.0) << v.name;
+    }
+    ++variants;
+  }
+  EXPECT_GE(variants, 10);
+}
+
+// The transpose view: every device transpose variant over a CUDA renderer's frame (square and
+// not) gives exactly the CPU's mirror image, and the 8-bit texels are to_byte of it.
+TEST(LabOnTheFrame, EveryTransposeMirrorsTheFrameExactly) {
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  const Scene scene = make_builtin_scene("snow");
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{257, 193}, {200, 200}}) {
+    auto r = make_renderer("cuda-tile-binned");
+    Image frame;
+    run_frames(*r, scene, w, h, scene.frame, scene.frame + 2, [&](std::int64_t) {});
+    r->read_image(&frame);
+    const Image want = transpose_cpu(frame);
+    int variants = 0;
+    for (const Variant& v : lab_registry()) {
+      if (v.task != Task::transpose || v.host || !v.launch) continue;
+      FrameTransposer t;
+      const int param = v.params.empty() ? 0 : v.params.front();
+      ASSERT_TRUE(t.enqueue(v.launch, param, r->device_pixels(), w, h, r->device_stream()));
+      EXPECT_FALSE(t.enqueue(v.launch, param, r->device_pixels(), w, h, r->device_stream()));
+      const std::optional<TransposedFrame> got = t.poll(true);
+      ASSERT_TRUE(got.has_value()) << v.name;
+      EXPECT_EQ(got->width, h);
+      EXPECT_EQ(got->height, w);
+      EXPECT_GT(got->ms, 0);
+      Image img;
+      t.read_image(&img);
+      ASSERT_EQ(img.pixels.size(), want.pixels.size());
+      std::size_t differ = 0, bytes_differ = 0;
+      for (std::size_t k = 0; k < img.pixels.size(); ++k) {
+        const Float4& p = img.pixels[k];
+        const Float4& q = want.pixels[k];
+        differ += (p.x != q.x || p.y != q.y || p.z != q.z || p.w != q.w);
+        const unsigned char* texel = &got->rgba8[4 * k];
+        bytes_differ += texel[0] != to_byte(q.x) || texel[1] != to_byte(q.y) || texel[2] != to_byte(q.z) ||
+                        texel[3] != to_byte(q.w);
+      }
+      EXPECT_EQ(differ, 0u) << v.name << " at " << w << "x" << h;
+      EXPECT_EQ(bytes_differ, 0u) << v.name << " at " << w << "x" << h;
+      ++variants;
+    }
+    EXPECT_GE(variants, 6);
   }
 }
 

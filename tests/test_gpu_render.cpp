@@ -1,6 +1,6 @@
 // Every CUDA renderer in the registry against cpu-ref, on every built-in scene, at sizes that are
-// not multiples of the tile, over several animation frames. Without a GPU these tests skip; with
-// CIRCLES_REQUIRE_GPU=1 set they fail instead.
+// not multiples of the tile, over several animation frames; every scan choice too. Without a GPU
+// these tests skip; with CIRCLES_REQUIRE_GPU=1 set they fail instead.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,15 +39,18 @@ std::vector<std::string> gpu_renderers() {
   return names;
 }
 
-// A GPU renderer with settings: the default, each other tile size, and the smallest batch.
+// A GPU renderer with settings: the default, each other tile size, the smallest batch, and each
+// other scan (at the default tile size).
 struct Variant {
   std::string renderer;
   RendererSettings settings;
   bool is_default = true;
+  bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
   std::string label() const {
     std::string s = renderer;
     if (settings.tile_size) s += "_tile" + std::to_string(settings.tile_size);
     if (settings.batch_size) s += "_batch" + std::to_string(settings.batch_size);
+    if (!settings.scan.empty()) s += "_" + settings.scan;
     return s;
   }
 };
@@ -58,9 +61,12 @@ std::vector<Variant> gpu_variants() {
   std::vector<Variant> out;
   for (const RendererInfo& r : renderer_registry()) {
     if (!r.needs_gpu) continue;
-    out.push_back({r.name, {}, true});
-    for (std::size_t t = 1; t < r.tile_sizes.size(); ++t) out.push_back({r.name, {r.tile_sizes[t], 0}, false});
-    if (!r.batch_sizes.empty()) out.push_back({r.name, {0, r.batch_sizes.front()}, false});
+    out.push_back({r.name, {}, true, true});
+    for (std::size_t t = 1; t < r.tile_sizes.size(); ++t)
+      out.push_back({r.name, {r.tile_sizes[t], 0}, false, false});
+    if (!r.batch_sizes.empty()) out.push_back({r.name, {0, r.batch_sizes.front()}, false, false});
+    // A scan changes which offsets every pair or circle lands at: each runs every scene.
+    for (std::size_t k = 1; k < r.scans.size(); ++k) out.push_back({r.name, {0, 0, r.scans[k]}, false, true});
   }
   return out;
 }
@@ -77,13 +83,34 @@ const Scene& cached_scene(const std::string& name) {
   return it->second;
 }
 
-// Every default variant on every scene; the other settings on the scenes up to 100k circles.
+// The default and scan variants on every scene; the other settings on the scenes up to 100k
+// circles.
 std::vector<std::tuple<Variant, std::string>> cases() {
   std::vector<std::tuple<Variant, std::string>> out;
   for (const Variant& v : gpu_variants())
     for (const SceneInfo& s : scene_registry())
-      if (v.is_default || s.circle_count <= 100000) out.emplace_back(v, s.name);
+      if (v.every_scene || s.circle_count <= 100000) out.emplace_back(v, s.name);
   return out;
+}
+
+// cpu-ref's images of a scene at one size and the given frames. The two sizes every variant runs
+// are computed once per process (a dozen scan variants compare against the same images, about
+// 1 MiB each); the 1023x1023 ones (default variants only) are not kept.
+std::vector<Image> reference_frames(const std::string& scene_name, const Size& sz,
+                                    const std::vector<std::int64_t>& frames) {
+  static std::map<std::string, std::vector<Image>> cache;
+  const std::string key = scene_name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto ref = make_renderer("cpu-ref");
+  ref->load(cached_scene(scene_name), sz.w, sz.h);
+  std::vector<Image> images(frames.size());
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    ref->seek(frames[k]);
+    ref->render();
+    ref->read_image(&images[k]);
+  }
+  if (sz.w != 1023) cache.emplace(key, images);
+  return images;
 }
 
 class GpuMatchesCpuRef : public ::testing::TestWithParam<std::tuple<Variant, std::string>> {};
@@ -103,17 +130,15 @@ TEST_P(GpuMatchesCpuRef, AllSizesAndFrames) {
                                                : std::vector<std::int64_t>{0, 1, 2, 90};
   const bool flat = scene.shading == Shading::Flat;
   for (const Size& sz : sizes) {
-    auto ref = make_renderer("cpu-ref");
+    const std::vector<Image> refs = reference_frames(scene_name, sz, frames);
     auto gpu = make_renderer(renderer, variant.settings);
-    ref->load(scene, sz.w, sz.h);
     gpu->load(scene, sz.w, sz.h);
-    Image a, b;
-    for (std::int64_t f : frames) {
-      ref->seek(f);
+    Image b;
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+      const std::int64_t f = frames[k];
+      const Image& a = refs[k];
       gpu->seek(f);
-      ref->render();
       gpu->render();
-      ref->read_image(&a);
       gpu->read_image(&b);
       const Comparison c = compare_images(a, b, 2e-3f);
       SCOPED_TRACE(scene_name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) +
@@ -139,15 +164,20 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // cuda-tile-binned sizes its pair buffers without waiting for the GPU; a frame with more pairs
-// than they hold must still be exact (the shade kernel's fallback). A cap of 1 pair forces it.
+// than they hold must still be exact (the shade kernel's fallback). A cap of 1 pair forces it, at
+// every tile size with the default scan and with one of the lab's own scans.
 TEST(GpuRenderer, BinnedOverflowFallbackIsExact) {
   const RendererInfo& info = *find_renderer("cuda-tile-binned");
   REQUIRE_RENDERER(info);
+  std::vector<RendererSettings> settings;
+  for (int tile : info.tile_sizes) settings.push_back({tile, 0});
+  settings.push_back({0, 0, "scan-lookback"});
   ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
   for (const char* name : {"rand10k", "snow"}) {
     const Scene& scene = cached_scene(name);
-    for (int tile : info.tile_sizes) {
-      auto gpu = make_renderer("cuda-tile-binned", {tile, 0});
+    for (const RendererSettings& s : settings) {
+      const std::string knobs = describe_settings(info, s);
+      auto gpu = make_renderer("cuda-tile-binned", s);
       auto ref = make_renderer("cpu-ref");
       gpu->load(scene, 257, 193);
       ref->load(scene, 257, 193);
@@ -159,11 +189,47 @@ TEST(GpuRenderer, BinnedOverflowFallbackIsExact) {
         ref->read_image(&a);
         gpu->read_image(&b);
         const Comparison c = compare_images(a, b, 2e-3f);
-        EXPECT_EQ(c.over_tolerance, 0) << name << " tile " << tile << " frame " << f << ": " << c.summary();
+        EXPECT_EQ(c.over_tolerance, 0) << name << " " << knobs << " frame " << f << ": " << c.summary();
       }
     }
   }
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+}
+
+// Pair counts past 32 bits: 2^18 circles that cover all 128x128 tiles of a 2048x2048 frame, and a
+// small one in the first tile, make 2^32 + 1 pairs. The 32-bit counts' scan wraps; the count
+// kernel's 64-bit total must not (wrapped to 1 it would fit the capped capacity, and the frame
+// would shade from offsets that mean nothing), so the frame takes the fallback, which is
+// cuda-tile-scan's loop: the two pictures agree to the bit. About 10^12 blends per renderer (a
+// second or so each on an H100); too many for cpu-ref.
+TEST(GpuRenderer, BinnedPairCountsPast32BitsTakeTheFallback) {
+  const RendererInfo& info = *find_renderer("cuda-tile-binned");
+  REQUIRE_RENDERER(info);
+  Scene scene = make_builtin_scene("rgb");  // flat, still, a white background
+  scene.circles.clear();
+  for (int k = 0; k < (1 << 18); ++k) {
+    Circle c;
+    c.x = c.y = .5f;
+    c.radius = .75f;  // the corners are .71 away: every pixel, every tile
+    c.r = static_cast<float>(k % 7) / 7.f;
+    c.g = static_cast<float>(k % 11) / 11.f;
+    c.b = static_cast<float>(k % 13) / 13.f;
+    c.a = 1.f / 64;
+    scene.circles.push_back(c);
+  }
+  Circle last;
+  last.x = last.y = 1.f / 1024;  // pixel (2, 2), radius 2 pixels: one tile
+  last.radius = 1.f / 1024;
+  last.r = last.a = 1.f;
+  scene.circles.push_back(last);
+  ::setenv("CIRCLES_BINNED_MAX_PAIRS", "4096", 1);  // no 8 GiB pair buffers; a wrapped total fits
+  const Image binned = test::render_frame("cuda-tile-binned", scene, 2048, 2048, 0);
+  ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+  const Image scan = test::render_frame("cuda-tile-scan", scene, 2048, 2048, 0);
+  const Comparison c = compare_images(scan, binned, 0.f);
+  EXPECT_TRUE(c.passed()) << c.summary();
+  const Float4 p = binned.at(2, 2);  // the last circle, opaque red, over everything
+  EXPECT_TRUE(p.x == 1.f && p.y == 0.f && p.z == 0.f) << p.x << " " << p.y << " " << p.z;
 }
 
 // A load that cannot fit in the GPU's memory is refused before anything is allocated, with what

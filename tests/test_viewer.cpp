@@ -15,11 +15,13 @@
 #include "app/bench.h"
 #include "app/gl_present.h"
 #include "app/gl_surface.h"
+#include "app/live_lab.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "render/png.h"
 #include "app/registry.h"
+#include "kernels/lab/frame_stats.h"
 #include "test_util.h"
 
 namespace circles {
@@ -27,6 +29,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::slurp;
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Pure parts
@@ -156,6 +162,91 @@ TEST(ViewerLayout, TextureBytesAreToRgba8BottomRowFirst) {
   EXPECT_EQ(tex[12 + 2 * 4 + 2], 255);
 }
 
+// The Kernels panel's bars: only ticked rows with a time; the fastest bar or the copy line,
+// whichever is larger, fills 95% of the width, and the copy line sits on the same scale.
+TEST(ViewerKernels, BarsScaleToTheFastestOrTheCopy) {
+  std::vector<KernelRow> rows(4);
+  const char* names[] = {"a", "b", "c", "d"};
+  const float gbps[] = {100, 400, 800, 50};
+  for (int i = 0; i < 4; ++i) {
+    rows[i].name = names[i];
+    rows[i].ticked = i != 3;
+    rows[i].gbps = gbps[i];
+    rows[i].check = i == 1 ? "WRONG at index 3" : "ok";
+    if (i != 2) rows[i].ms.push(1.f);  // c has no time yet
+  }
+  const std::vector<KernelBar> bars = kernel_bars(rows, 2000.f);
+  ASSERT_EQ(bars.size(), 2u);
+  EXPECT_EQ(bars[0].name, "a");
+  EXPECT_EQ(bars[1].name, "b");
+  EXPECT_FALSE(bars[1].ok);
+  EXPECT_FLOAT_EQ(bars[0].fraction, 0.95f * 100 / 2000);
+  EXPECT_FLOAT_EQ(bars[1].fraction, 0.95f * 400 / 2000);
+  EXPECT_FLOAT_EQ(kernel_bar_fraction(2000.f, bars), 0.95f);
+  const std::vector<KernelBar> fast = kernel_bars(rows, 200.f);  // b beats the copy: b fills 95%
+  EXPECT_FLOAT_EQ(fast[1].fraction, 0.95f);
+  EXPECT_FLOAT_EQ(kernel_bar_fraction(200.f, fast), 0.95f * 200 / 400);
+  EXPECT_TRUE(kernel_bars({}, 100.f).empty());
+}
+
+// --kernels FAMILY[:VARIANT,...] and --kernels-size: the panel's choices, or an error that says
+// what is wrong (the CLI turns it into exit 2).
+TEST(ViewerKernels, SpecSelectsAFamilyTaskAndVariants) {
+  KernelsUi k;
+  kernels_ui_from_spec("reduce", "l2", &k);
+  EXPECT_EQ(k.families.at(static_cast<std::size_t>(k.family)), "reduce");
+  EXPECT_EQ(k.size, 1);
+  EXPECT_TRUE(k.every_frame);
+  int ticked = 0;
+  for (const KernelRow& r : k.rows) ticked += r.ticked;
+  EXPECT_EQ(ticked, static_cast<int>(k.rows.size()));  // every reduction runs live
+  kernels_ui_from_spec("scan:compact-scan,compact-cub", "hbm", &k);
+  EXPECT_EQ(k.tasks.at(static_cast<std::size_t>(k.task)), "compact");
+  ASSERT_EQ(k.rows.size(), 2u);
+  EXPECT_TRUE(k.rows[0].ticked && k.rows[1].ticked);
+  kernels_ui_from_spec("transpose:transpose-best", "hbm", &k);
+  for (const KernelRow& r : k.rows) {
+    EXPECT_EQ(r.ticked, r.name == "transpose-best") << r.name;
+    if (r.name == "transpose-cpu-mt") {
+      EXPECT_TRUE(contains(r.unavailable, "runs on the CPU")) << r.unavailable;
+    }
+  }
+  auto error = [](const std::string& spec, const std::string& size) {
+    KernelsUi u;
+    try {
+      kernels_ui_from_spec(spec, size, &u);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_TRUE(contains(error("nope", "hbm"), "unknown family 'nope' (families: reduce, scan")) << error("nope", "hbm");
+  EXPECT_TRUE(contains(error("reduce:scan-cub", "hbm"), "'scan-cub' is not a reduce variant"));
+  EXPECT_TRUE(contains(error("scan:scan-cub,compact-cub", "hbm"), "'compact-cub' does not compute exclusive-scan"));
+  EXPECT_TRUE(contains(error("transpose:transpose-cpu-mt", "hbm"), "cannot run live: runs on the CPU"));
+  EXPECT_TRUE(contains(error("reduce:", "hbm"), "no variant after ':'"));
+  EXPECT_TRUE(contains(error("reduce", "big"), "expected hbm (256 MiB inputs) or l2"));
+  EXPECT_EQ(kernels_preset_shape(0, lab::Task::reduce_sum).n, std::size_t{1} << 26);
+  EXPECT_EQ(kernels_preset_shape(1, lab::Task::exclusive_scan).n, std::size_t{1} << 20);
+  EXPECT_EQ(kernels_preset_shape(1, lab::Task::transpose).width, 1024);
+  EXPECT_EQ(kernels_preset_shape(0, lab::Task::transpose).height, 8192);
+}
+
+// The transpose view's reference: pixel (i, j) of the mirror image is pixel (j, i) of the frame.
+TEST(ViewerKernels, TransposeReferenceMirrorsAlongTheDiagonal) {
+  Image img(3, 2);
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 3; ++i) img.at(i, j) = Float4{float(i), float(j), float(10 * i + j), 1.f};
+  const Image t = lab::transpose_cpu(img);
+  ASSERT_EQ(t.width, 2);
+  ASSERT_EQ(t.height, 3);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(t.at(i, j).x, img.at(j, i).x);
+      EXPECT_EQ(t.at(i, j).y, img.at(j, i).y);
+    }
+}
+
 TEST(ViewerShortcuts, EveryRequiredKeyIsInTheHelpTable) {
   std::set<std::string> keys;
   std::set<Action> actions;
@@ -270,10 +361,6 @@ class ViewerBinary : public ::testing::Test {
 };
 
 std::string describe(const Result& r) { return "exit " + std::to_string(r.rc) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 // The frame in a screenshot's scene area (columns kPanelWidth.., every row), centred 1:1 as the
 // default view places it, against a rendered PNG: largest per-channel difference over RGB, in
@@ -393,6 +480,27 @@ TEST_F(ViewerBinary, FrameStatsNeedAFloatReductionAndACudaFrame) {
                               "reduce-shuffle"});
   EXPECT_EQ(cpu.rc, 1) << describe(cpu);
   EXPECT_TRUE(contains(cpu.err, "frame stats: cannot check: ")) << cpu.err;
+}
+
+// --kernels and --transpose-view: bad values are usage errors (exit 2) naming what is accepted;
+// without a GPU both say why they cannot run (exit 1), the frame is still drawn.
+TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
+  const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--kernels", "reduce:nope"});
+  EXPECT_EQ(bad.rc, 2) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "'nope' is not a reduce variant")) << bad.err;
+  const Result size = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--kernels-size", "l2"});
+  EXPECT_EQ(size.rc, 2) << describe(size);
+  EXPECT_TRUE(contains(size.err, "--kernels-size needs --kernels")) << size.err;
+  const Result t = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--transpose-view", "transpose-cpu-mt"});
+  EXPECT_EQ(t.rc, 2) << describe(t);
+  EXPECT_TRUE(contains(t.err, "not a device transpose of the lab (transpose-naive-read,")) << t.err;
+  if (!gpu_unavailable_reason().empty()) {
+    const Result k = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "2", "--kernels", "reduce",
+                              "--kernels-size", "l2", "--transpose-view", "transpose-best"});
+    EXPECT_EQ(k.rc, 1) << describe(k);
+    EXPECT_TRUE(contains(k.err, "kernels: unavailable: ")) << k.err;
+    EXPECT_TRUE(contains(k.err, "transpose view: cannot check: ")) << k.err;
+  }
 }
 
 TEST_F(ViewerBinary, PlayingAnimatesOneFramePerDisplayedFrameTimesSpeed) {
@@ -620,10 +728,48 @@ TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
 TEST_F(ViewerBinary, GpuFrameStatsRunEveryFrameAndMatchTheCpu) {
   REQUIRE_CUDA_TILE_SCAN();
   const Result v = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "6", "--play",
-                            "-s", "800x600", "--frame-stats", "reduce-shuffle"});
+                            "-s", "800x600", "--frame-stats", "reduce-shuffle", "--check"});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.err, "frame stats: reduce-shuffle (match)")) << v.err;
   EXPECT_TRUE(contains(v.out, "lab: reduce-shuffle")) << v.out;
+  // --check: the difference statistics also come from the lab on the GPU, and agree.
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+  EXPECT_TRUE(contains(v.out, "check: GPU (reduce-shuffle + max kernel, ")) << v.out;
+  EXPECT_TRUE(contains(v.out, ": match the CPU's")) << v.out;
+}
+
+// The Kernels panel running the reduction ladder every frame on an L2-sized input behind a CUDA
+// renderer's frame: every variant checked ok and timed, the round a stage of the summary.
+TEST_F(ViewerBinary, GpuKernelsPanelRunsTheReductionLadderEveryFrame) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "12", "--play",
+                            "-s", "800x600", "--kernels", "reduce", "--kernels-size", "l2"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-sum, input 1048576 i32 (4 MiB)")) << v.err;
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-shuffle block 256 ok, ")) << v.err;
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-cub ok, ")) << v.err;
+  EXPECT_FALSE(contains(v.err, "WRONG")) << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: kernels")) << v.out;
+  // A CPU renderer's frame: the lab runs on its own stream.
+  const Result c = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "3", "--kernels",
+                            "scan:scan-cub,scan-lookback", "--kernels-size", "l2"});
+  ASSERT_EQ(c.rc, 0) << describe(c);
+  EXPECT_TRUE(contains(c.err, "kernels: scan-lookback ok, ")) << c.err;
+}
+
+// The transpose view: the lab's transpose over a CUDA renderer's frame, shown in its place, is
+// the frame mirrored along its diagonal, exactly (the check and the screenshot).
+TEST_F(ViewerBinary, GpuTransposeViewShowsTheFrameMirrored) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "3", "-s",
+                            "800x600", "--transpose-view", "transpose-shared32-padded", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "transpose view: transpose-shared32-padded: 440x440 mirror image equals the CPU's (0 of"))
+      << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: transpose-shared32-padded")) << v.out;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-binned", "-s", "440x440", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), lab::transpose_cpu(read_png(path("render.png")))), 0);
 }
 
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/lab/frame_stats.h"
@@ -26,6 +27,35 @@ bool frame_stats_agree(const FrameStats& a, const FrameStats& b, double rel) {
   for (int c = 0; c < 4; ++c)
     if (std::fabs(a.mean[c] - b.mean[c]) > std::max(1e-6, rel * std::fabs(b.mean[c]))) return false;
   return true;
+}
+
+DiffStats diff_stats_cpu(const Image& a, const Image& b) {
+  DiffStats d;
+  for (std::size_t k = 0; k < a.pixels.size() && k < b.pixels.size(); ++k) {
+    const Float4& p = a.pixels[k];
+    const Float4& q = b.pixels[k];
+    const float v[4] = {std::fabs(p.x - q.x), std::fabs(p.y - q.y), std::fabs(p.z - q.z), std::fabs(p.w - q.w)};
+    for (int c = 0; c < 4; ++c) {
+      d.max_abs[c] = std::max(d.max_abs[c], static_cast<double>(v[c]));
+      d.sum_abs[c] += v[c];
+    }
+  }
+  return d;
+}
+
+bool diff_stats_agree(const DiffStats& gpu, const DiffStats& cpu, double rel) {
+  for (int c = 0; c < 4; ++c) {
+    if (gpu.max_abs[c] != cpu.max_abs[c]) return false;
+    if (std::fabs(gpu.sum_abs[c] - cpu.sum_abs[c]) > std::max(1e-6, rel * std::fabs(cpu.sum_abs[c]))) return false;
+  }
+  return true;
+}
+
+Image transpose_cpu(const Image& img) {
+  Image out(img.height, img.width);
+  for (int j = 0; j < img.height; ++j)
+    for (int i = 0; i < img.width; ++i) out.at(j, i) = img.at(i, j);
+  return out;
 }
 
 }  // namespace circles::lab

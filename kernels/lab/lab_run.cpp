@@ -40,6 +40,41 @@ struct LabBench::Impl {
   // depend on them, and one result of n doubles is all the host memory it keeps.
   std::pair<int, int> expected_key{-1, -1};
   Expected expected;
+  std::int32_t host_count = -1;  // where a CPU variant writes its count
+  // enqueue_timed's event pairs, one per slot (heap-held: a CudaEvent does not move).
+  struct Slot {
+    CudaEvent start, stop;
+    bool pending = false;
+  };
+  std::vector<std::unique_ptr<Slot>> slots;
+
+  // The arguments of one run of `v`: device buffers, or host ones for a CPU variant.
+  LaunchArgs args(const Variant& v, int param) {
+    LaunchArgs a;
+    a.shape = problem.shape;
+    a.type = problem.type;
+    a.param = param;
+    a.scratch = &scratch;
+    a.stream = stream.get();
+    if (v.host) {
+      a.in = problem.in.data();
+      a.flags = problem.flags.empty() ? nullptr : problem.flags.data();
+      a.out = host_out.data();
+      a.count = &host_count;
+    } else {
+      a.in = in.get();
+      a.flags = problem.flags.empty() ? nullptr : flags.get();
+      a.out = out.get();
+      a.count = count.get();
+    }
+    return a;
+  }
+
+  void check_variant(const Variant& v) const {
+    if (v.task != problem.task)
+      throw std::invalid_argument(v.name + " does not compute " + task_name(problem.task));
+    if (!v.launch) throw std::runtime_error(v.name + " has no launcher in this build");
+  }
 
   const Expected& expect(int param, int word_bytes) {
     const bool keyed = problem.task == Task::convolve || problem.task == Task::bank_read;
@@ -85,8 +120,7 @@ const Problem& LabBench::problem() const { return impl_->problem; }
 Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
   Impl& s = *impl_;
   const Problem& p = s.problem;
-  if (v.task != p.task) throw std::invalid_argument(v.name + " does not compute " + task_name(p.task));
-  if (!v.launch) throw std::runtime_error(v.name + " has no launcher in this build");
+  s.check_variant(v);
   Measurement m;
   m.name = v.name;
   m.variant = &v;
@@ -97,29 +131,16 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
   const std::uint32_t poison = p.type == Elem::f32 ? kPoisonF32 : kPoisonI32;
   long long count = -1;
 
-  LaunchArgs a;
-  a.shape = p.shape;
-  a.type = p.type;
-  a.param = param;
-  a.scratch = &s.scratch;
-  a.stream = st;
-  std::int32_t host_count = -1;
+  if (v.host) s.host_out.assign(p.out_elems, poison);  // before args(): they point into it
+  const LaunchArgs a = s.args(v, param);
   if (v.host) {
-    a.in = p.in.data();
-    a.flags = p.flags.empty() ? nullptr : p.flags.data();
-    s.host_out.assign(p.out_elems, poison);
-    a.out = s.host_out.data();
-    a.count = &host_count;
+    s.host_count = -1;
     {
       NvtxScope range("lab: " + v.name);
       v.launch(a);
     }
-    count = host_count;
+    count = s.host_count;
   } else {
-    a.in = s.in.get();
-    a.flags = p.flags.empty() ? nullptr : s.flags.get();
-    a.out = s.out.get();
-    a.count = s.count.get();
     CUDA_CHECK(cudaMemsetAsync(s.out.get(), static_cast<int>(poison & 0xFF), p.out_elems * elem_size(p.type), st));
     CUDA_CHECK(cudaMemsetAsync(s.count.get(), 0xFF, sizeof(std::int32_t), st));
     {
@@ -156,6 +177,44 @@ Measurement LabBench::run(const Variant& v, int param, const Timing* timing) {
   }
   summarize(ms, &m);
   return m;
+}
+
+void LabBench::launch_once(const Variant& v, int param) {
+  Impl& s = *impl_;
+  s.check_variant(v);
+  const LaunchArgs a = s.args(v, param);
+  NvtxScope range("lab: " + v.name);
+  v.launch(a);
+}
+
+void LabBench::enqueue_timed(const Variant& v, int param, int slot, void* stream) {
+  Impl& s = *impl_;
+  s.check_variant(v);
+  if (v.host) throw std::invalid_argument(v.name + " runs on the CPU: it cannot be enqueued on a stream");
+  if (slot < 0) throw std::invalid_argument("enqueue_timed: negative slot");
+  while (static_cast<int>(s.slots.size()) <= slot) s.slots.push_back(std::make_unique<Impl::Slot>());
+  Impl::Slot& t = *s.slots[static_cast<std::size_t>(slot)];
+  LaunchArgs a = s.args(v, param);
+  a.stream = stream ? static_cast<cudaStream_t>(stream) : s.stream.get();
+  NvtxScope range("lab: " + v.name);
+  t.start.record(a.stream);
+  v.launch(a);
+  t.stop.record(a.stream);
+  t.pending = true;
+}
+
+std::optional<double> LabBench::poll_timed(int slot, bool wait) {
+  Impl& s = *impl_;
+  if (slot < 0 || slot >= static_cast<int>(s.slots.size())) return std::nullopt;
+  Impl::Slot& t = *s.slots[static_cast<std::size_t>(slot)];
+  if (!t.pending) return std::nullopt;
+  if (!wait) {
+    const cudaError_t q = cudaEventQuery(t.stop.get());
+    if (q == cudaErrorNotReady) return std::nullopt;
+    CUDA_CHECK(q);
+  }
+  t.pending = false;
+  return t.stop.since(t.start);
 }
 
 Measurement LabBench::device_copy(const Timing& timing) {

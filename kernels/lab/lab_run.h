@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "kernels/lab/lab.h"
@@ -45,6 +46,18 @@ class LabBench {
   Measurement run(const Variant& v, int param, const Timing* timing);
   // The device-to-device copy of the input's bytes, timed the same way.
   Measurement device_copy(const Timing& timing);
+  // Enqueues one run of `v` with `param` on the bench's stream, exactly as a timed run does (same
+  // buffers and scratch, output not poisoned, nothing checked), and returns without waiting: the
+  // work that measure_counters (kernels/counters.h) replays. A CPU variant runs to completion here.
+  // Call run() for the same variant and param first, so that the scratch is already grown.
+  void launch_once(const Variant& v, int param);
+  // The same run for the viewer's Kernels panel: enqueued on `stream` (a cudaStream_t; nullptr:
+  // the bench's own) between two CUDA events kept in slot `slot` (0, 1, ...), returning at once.
+  // Device variants only; run() the variant with `param` first (the scratch then never grows).
+  void enqueue_timed(const Variant& v, int param, int slot, void* stream);
+  // The slot's run time in ms once its events have completed; nullopt while it runs (or when
+  // nothing was enqueued there since the last answer). wait = true blocks until it is done.
+  std::optional<double> poll_timed(int slot, bool wait = false);
 
  private:
   struct Impl;

@@ -17,6 +17,8 @@
 // find_repeats and compact_scan are the look-back scan over 0/1 flags with the scatter fused in
 // (one pass); segmented_scan is the look-back scan over (head flag, value) pairs (one pass).
 // Every multi-pass rung handles any n: the tile totals are scanned recursively by the same kernel.
+// The block-level scans inside the tiles (Hillis-Steele, Blelloch with and without padding, the
+// warp-shuffle block scan) are in block_scan.cuh, where cuda-tile-scan's `--scan` also finds them.
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
@@ -25,6 +27,7 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/lab/block_scan.cuh"
 #include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_util.cuh"
 
@@ -69,8 +72,7 @@ __device__ __forceinline__ int from_bits<int>(unsigned b) { return static_cast<i
 template <>
 __device__ __forceinline__ float from_bits<float>(unsigned b) { return __uint_as_float(b); }
 
-__device__ __forceinline__ int shfl_up(int v, int d) { return __shfl_up_sync(kFullMask, v, d); }
-__device__ __forceinline__ float shfl_up(float v, int d) { return __shfl_up_sync(kFullMask, v, d); }
+using lab::shfl_up;  // int and float (block_scan.cuh); the pair's overload joins them here
 template <class T>
 __device__ __forceinline__ SegPair<T> shfl_up(SegPair<T> p, int d) {
   return SegPair<T>{shfl_up(p.f, d), shfl_up(p.v, d)};
@@ -205,23 +207,13 @@ constexpr int kHsThreads = 512;  // one element per thread: the tile is 512 elem
 template <class T>
 __global__ void __launch_bounds__(kHsThreads)
     scan_hillis_steele_kernel(const T* in, T* out, T* block_sums, std::size_t n) {
-  __shared__ T buf[2][kHsThreads];
+  __shared__ T buf[2 * kHsThreads];
   const int t = threadIdx.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kHsThreads + t;
-  buf[0][t] = i < n ? in[i] : T(0);
-  __syncthreads();
-  int cur = 0;
-#pragma unroll
-  for (int off = 1; off < kHsThreads; off <<= 1) {
-    T v = buf[cur][t];
-    if (t >= off) v = add(buf[cur][t - off], v);
-    buf[cur ^ 1][t] = v;
-    cur ^= 1;
-    __syncthreads();
-  }
-  // buf[cur] is the inclusive scan; the exclusive one is its shift by one.
-  if (i < n) out[i] = t > 0 ? buf[cur][t - 1] : T(0);
-  if (block_sums && t == kHsThreads - 1) block_sums[blockIdx.x] = buf[cur][t];
+  const T* inc = hillis_steele_inclusive<kHsThreads>(i < n ? in[i] : T(0), buf, SumOp{});
+  // The exclusive scan is the inclusive one shifted by one.
+  if (i < n) out[i] = t > 0 ? inc[t - 1] : T(0);
+  if (block_sums && t == kHsThreads - 1) block_sums[blockIdx.x] = inc[t];
 }
 
 template <class T>
@@ -244,38 +236,10 @@ __global__ void __launch_bounds__(kBlThreads)
   const std::size_t ia = base + t, ib = base + t + kBlThreads;
   s[t] = ia < n ? in[ia] : T(0);
   s[t + kBlThreads] = ib < n ? in[ib] : T(0);
-  int offset = 1;
-#pragma unroll
-  for (int d = kBlTile >> 1; d > 0; d >>= 1) {
-    __syncthreads();
-    if (t < d) {
-      const int ai = offset * (2 * t + 1) - 1, bi = offset * (2 * t + 2) - 1;
-      s[bi] = add(s[bi], s[ai]);
-    }
-    offset <<= 1;
-  }
-  if (t == 0) {  // thread 0 made the last up-sweep add itself
-    if (block_sums) block_sums[blockIdx.x] = s[kBlTile - 1];
-    s[kBlTile - 1] = T(0);
-  }
-#pragma unroll
-  for (int d = 1; d < kBlTile; d <<= 1) {
-    offset >>= 1;
-    __syncthreads();
-    if (t < d) {
-      const int ai = offset * (2 * t + 1) - 1, bi = offset * (2 * t + 2) - 1;
-      const T l = s[ai];
-      s[ai] = s[bi];
-      s[bi] = add(s[bi], l);
-    }
-  }
-  __syncthreads();
+  blelloch_exclusive<kBlTile, false>(s, block_sums ? block_sums + blockIdx.x : nullptr, SumOp{});
   if (ia < n) out[ia] = s[t];
   if (ib < n) out[ib] = s[t + kBlThreads];
 }
-
-// GPU Gems 3, ch. 39: one pad word after every 32, so index i lives at i + i/32.
-__device__ __forceinline__ int padded(int i) { return i + (i >> 5); }
 
 // The same Blelloch tree with index i stored at i + i/32 (GPU Gems 3): strided pairs spread over the banks, few conflicts left.
 template <class T>
@@ -285,36 +249,11 @@ __global__ void __launch_bounds__(kBlThreads)
   const int t = threadIdx.x;
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kBlTile;
   const std::size_t ia = base + t, ib = base + t + kBlThreads;
-  s[padded(t)] = ia < n ? in[ia] : T(0);
-  s[padded(t + kBlThreads)] = ib < n ? in[ib] : T(0);
-  int offset = 1;
-#pragma unroll
-  for (int d = kBlTile >> 1; d > 0; d >>= 1) {
-    __syncthreads();
-    if (t < d) {
-      const int ai = padded(offset * (2 * t + 1) - 1), bi = padded(offset * (2 * t + 2) - 1);
-      s[bi] = add(s[bi], s[ai]);
-    }
-    offset <<= 1;
-  }
-  if (t == 0) {
-    if (block_sums) block_sums[blockIdx.x] = s[padded(kBlTile - 1)];
-    s[padded(kBlTile - 1)] = T(0);
-  }
-#pragma unroll
-  for (int d = 1; d < kBlTile; d <<= 1) {
-    offset >>= 1;
-    __syncthreads();
-    if (t < d) {
-      const int ai = padded(offset * (2 * t + 1) - 1), bi = padded(offset * (2 * t + 2) - 1);
-      const T l = s[ai];
-      s[ai] = s[bi];
-      s[bi] = add(s[bi], l);
-    }
-  }
-  __syncthreads();
-  if (ia < n) out[ia] = s[padded(t)];
-  if (ib < n) out[ib] = s[padded(t + kBlThreads)];
+  s[padded_index(t)] = ia < n ? in[ia] : T(0);
+  s[padded_index(t + kBlThreads)] = ib < n ? in[ib] : T(0);
+  blelloch_exclusive<kBlTile, true>(s, block_sums ? block_sums + blockIdx.x : nullptr, SumOp{});
+  if (ia < n) out[ia] = s[padded_index(t)];
+  if (ib < n) out[ib] = s[padded_index(t + kBlThreads)];
 }
 
 template <class T>
@@ -374,7 +313,7 @@ __device__ __forceinline__ void load_blocked(const T* src, int valid, T (&x)[kIt
   }
   __syncwarp();
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) x[k] = slots[padded(lane * kItems + k)];
+  for (int k = 0; k < kItems; ++k) x[k] = slots[padded_index(lane * kItems + k)];
 }
 
 // A thread's kItems consecutive elements of the tile at `tile_src` (`valid` of them exist). A full
@@ -404,7 +343,7 @@ template <class T>
 __device__ __forceinline__ void store_blocked(T* dst, int valid, const T (&x)[kItems], T* slots, int lane) {
   __syncwarp();
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) slots[padded(lane * kItems + k)] = x[k];
+  for (int k = 0; k < kItems; ++k) slots[padded_index(lane * kItems + k)] = x[k];
   __syncwarp();
   if (valid >= 32 * kItems) {
 #pragma unroll
@@ -416,33 +355,6 @@ __device__ __forceinline__ void store_blocked(T* dst, int valid, const T (&x)[kI
       if (j < valid) dst[j] = slots[k * 33 + lane];
     }
   }
-}
-
-// Exclusive scan of one value per thread across the block (op applied in thread order): warp
-// inclusive scans with shuffles, warp totals through shared memory (one barrier), every thread
-// then folds the earlier warps' totals itself. Returns the thread's exclusive prefix and sets
-// `block_total`. V{} is op's identity.
-template <class V, class Op>
-__device__ __forceinline__ V block_exclusive_scan(V v, V* s_warp, V& block_total, Op op) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  V inc = v;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const V y = shfl_up(inc, d);
-    if (lane >= d) inc = op(y, inc);
-  }
-  if (lane == 31) s_warp[warp] = inc;
-  __syncthreads();
-  V warp_prefix{}, total{};
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    const V t = s_warp[w];
-    if (w < warp) warp_prefix = op(warp_prefix, t);
-    total = op(total, t);
-  }
-  block_total = total;
-  const V ex = shfl_up(inc, 1);
-  return lane == 0 ? warp_prefix : op(warp_prefix, ex);
 }
 
 // Elements of the tile starting at `base` (base < n): kTile, or fewer in the last tile.
@@ -474,7 +386,7 @@ __global__ void __launch_bounds__(kThreads)
   T x[kItems];
   load_tile(in + base, valid, x, s_slots[warp], T(0));
   T total;
-  T run = block_exclusive_scan(thread_reduce(x), s_warp, total, SumOp{});
+  T run = block_exclusive_scan<kWarps>(thread_reduce(x), s_warp, total, SumOp{});
 #pragma unroll
   for (int k = 0; k < kItems; ++k) {
     const T v = x[k];
@@ -594,7 +506,7 @@ __global__ void __launch_bounds__(kThreads)
   T x[kItems];
   load_tile(in + base, valid, x, s_slots[warp], T(0));
   T total;
-  const T excl = block_exclusive_scan(thread_reduce(x), s_warp, total, SumOp{});
+  const T excl = block_exclusive_scan<kWarps>(thread_reduce(x), s_warp, total, SumOp{});
   if (warp == 0) {
     const T p = lookback_exclusive_prefix(status, tile, total, SumOp{}, lane);
     if (lane == 0) s_prefix = p;
@@ -667,7 +579,7 @@ __global__ void __launch_bounds__(kThreads, kSelectBlocksPerSm)  // full occupan
     c += sel;
   }
   int tile_count;
-  int pos = block_exclusive_scan(c, s_warp, tile_count, SumOp{});
+  int pos = block_exclusive_scan<kWarps>(c, s_warp, tile_count, SumOp{});
   if (warp == 0) {
     const int p = lookback_exclusive_prefix(status, tile, tile_count, SumOp{}, lane);
     if (lane == 0) s_prefix = p;
@@ -725,7 +637,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm < 5 ? kBlocksPerSm : 5)
 #pragma unroll
   for (int k = 0; k < kItems; ++k) agg = SegOp{}(agg, P{static_cast<int>(heads >> k & 1u), x[k]});
   P total;
-  const P excl = block_exclusive_scan(agg, s_warp, total, SegOp{});
+  const P excl = block_exclusive_scan<kWarps>(agg, s_warp, total, SegOp{});
   if (warp == 0) {
     const P p = lookback_exclusive_prefix(status, tile, total, SegOp{}, lane);
     if (lane == 0) s_prefix = p;

@@ -1,0 +1,735 @@
+// Live hardware counters through CUPTI's range profiler (see counters.h).
+//
+// How: libcupti is dlopen'ed on first use and every entry point resolved with dlsym, against the
+// toolkit's headers only, so nothing links it. The host side (cupti_profiler_host.h) turns the
+// metric names into a config image for the GPU's chip once per device; each measurement then
+// enables the range profiler on the current context, runs the work inside one user range
+// (CUPTI_UserRange) with user replay (CUPTI_UserReplay) until CUPTI says every pass was
+// submitted, decodes the counter data and evaluates the metrics over that one range.
+//
+// Why a user range with user replay: a lab variant or a renderer stage is often several kernels
+// (CUB, multi-level scans, binning) on any stream, and the figure wanted is their sum, which only
+// a user range gives; kernel replay works per kernel (auto range) and saves and restores device
+// memory around every replay. Our work is idempotent (lab launchers reset their own counters), so
+// replaying it ourselves is cheap and exact. The metrics need one pass on every chip CUPTI 13
+// knows, so the work normally runs once. The profiler is disabled again after each measurement,
+// so frames between measurements run with no profiler on the context.
+#include "kernels/counters.h"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda_device.h"
+
+namespace circles {
+
+const std::vector<CounterSpec>& counter_metrics() {
+  static const std::vector<CounterSpec> specs = {
+      {"dram__bytes_read.sum", "DRAM read", "bytes", "bytes read from device memory (HBM or GDDR), after L2"},
+      {"dram__bytes_write.sum", "DRAM written", "bytes", "bytes written to device memory, after L2"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts", "count",
+       "passes of the shared-memory data stage for loads; a warp's load without conflicts takes one"},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load bank conflicts", "count",
+       "extra shared-memory load passes caused by lanes hitting the same bank at different addresses"},
+      {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy", "%",
+       "warps resident per SM, as a share of the SM's maximum, while the SM was active"},
+      {"smsp__thread_inst_executed_per_inst_executed.ratio", "threads per warp instruction", "ratio",
+       "active threads per executed warp instruction; / 32 = warp execution efficiency (32: no divergence)"},
+      {"sm__inst_executed.sum", "warp instructions", "count", "warp-level instructions executed, all SMs"},
+      {"sm__inst_issued.avg.pct_of_peak_sustained_active", "issue slots busy", "%",
+       "cycles an SM sub-partition issued an instruction, as a share of its active cycles"},
+  };
+  return specs;
+}
+
+const CounterSpec* find_counter_metric(const std::string& metric) {
+  for (const CounterSpec& s : counter_metrics())
+    if (s.metric == metric) return &s;
+  return nullptr;
+}
+
+const CounterValue* CounterReport::find(const std::string& metric) const {
+  for (const CounterValue& v : values)
+    if (v.metric == metric) return &v;
+  return nullptr;
+}
+
+namespace {
+
+// --- libcupti, loaded at run time -------------------------------------------------------------
+
+// Every entry point used. decltype of the header's declaration keeps the signatures exact.
+#define CIRCLES_CUPTI_FUNCTIONS(X)                \
+  X(cuptiGetResultString)                         \
+  X(cuptiProfilerInitialize)                      \
+  X(cuptiProfilerDeInitialize)                    \
+  X(cuptiProfilerDeviceSupported)                 \
+  X(cuptiDeviceGetChipName)                       \
+  X(cuptiProfilerGetCounterAvailability)          \
+  X(cuptiProfilerHostInitialize)                  \
+  X(cuptiProfilerHostDeinitialize)                \
+  X(cuptiProfilerHostGetMetricProperties)         \
+  X(cuptiProfilerHostConfigAddMetrics)            \
+  X(cuptiProfilerHostGetConfigImageSize)          \
+  X(cuptiProfilerHostGetConfigImage)              \
+  X(cuptiProfilerHostGetNumOfPasses)              \
+  X(cuptiProfilerHostEvaluateToGpuValues)         \
+  X(cuptiRangeProfilerEnable)                     \
+  X(cuptiRangeProfilerDisable)                    \
+  X(cuptiRangeProfilerGetCounterDataSize)         \
+  X(cuptiRangeProfilerCounterDataImageInitialize) \
+  X(cuptiRangeProfilerSetConfig)                  \
+  X(cuptiRangeProfilerStart)                      \
+  X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
+  X(cuptiRangeProfilerDecodeData)                 \
+  X(cuptiRangeProfilerGetCounterDataInfo)
+
+struct Cupti {
+  void* lib = nullptr;
+  std::string path;   // the file loaded
+  std::string error;  // why not loaded (a sentence)
+#define CIRCLES_CUPTI_DECLARE(name) decltype(&::name) name = nullptr;
+  CIRCLES_CUPTI_FUNCTIONS(CIRCLES_CUPTI_DECLARE)
+#undef CIRCLES_CUPTI_DECLARE
+  decltype(&::cuptiGetErrorMessage) cuptiGetErrorMessage = nullptr;  // optional: a longer message
+
+  // "<call>: <CUPTI's name for r> (<its message>)", or the permission sentence.
+  std::string fail(const char* call, CUptiResult r) const;
+};
+
+std::string dir_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+Cupti load_cupti() {
+  Cupti c;
+  // The loader's own search first (LD_LIBRARY_PATH, ldconfig), then the toolkit's usual places:
+  // a binary built here runs on machines whose CUDA is not on the search path.
+  std::vector<std::string> tried = {"libcupti.so.13", "libcupti.so"};
+  std::vector<std::string> dirs;
+  for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* v = std::getenv(env);
+    if (v && *v)
+      dirs.push_back(std::string(v) + "/lib64"), dirs.push_back(std::string(v) + "/extras/CUPTI/lib64");
+  }
+  dirs.push_back("/usr/local/cuda/lib64");
+  dirs.push_back("/usr/local/cuda/extras/CUPTI/lib64");
+  for (const std::string& d : dirs)
+    for (const char* name : {"libcupti.so.13", "libcupti.so"})
+      if (std::find(tried.begin(), tried.end(), d + "/" + name) == tried.end())
+        tried.push_back(d + "/" + name);
+  std::string last_error;
+  for (const std::string& name : tried) {
+    c.lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (c.lib) break;
+    const char* e = dlerror();
+    if (e && std::strstr(e, "No such file") == nullptr) last_error = e;  // found but unloadable: say so
+  }
+  if (!c.lib) {
+    std::string list;
+    for (const std::string& t : tried) list += (list.empty() ? "" : ", ") + t;
+    c.error = "libcupti (CUDA's profiling library) was not found; tried " + list +
+              (last_error.empty() ? "" : " (" + last_error + ")") +
+              ": install the CUDA toolkit's CUPTI, or point CUDA_HOME or LD_LIBRARY_PATH at it";
+    return c;
+  }
+  link_map* map = nullptr;
+  if (dlinfo(c.lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) c.path = map->l_name;
+  const std::string shown = c.path.empty() ? std::string("libcupti") : c.path;
+#define CIRCLES_CUPTI_RESOLVE(name)                                                            \
+  c.name = reinterpret_cast<decltype(c.name)>(dlsym(c.lib, #name));                            \
+  if (!c.name) {                                                                               \
+    c.error = shown + " has no " #name ": hardware counters need CUPTI from CUDA 13 or newer"; \
+    return c;                                                                                  \
+  }
+  CIRCLES_CUPTI_FUNCTIONS(CIRCLES_CUPTI_RESOLVE)
+#undef CIRCLES_CUPTI_RESOLVE
+  c.cuptiGetErrorMessage =
+      reinterpret_cast<decltype(c.cuptiGetErrorMessage)>(dlsym(c.lib, "cuptiGetErrorMessage"));
+  // libcupti dlopens libnvperf_host.so (the metric evaluator) by bare name. Loading the one beside
+  // it first makes that name resolve even where the toolkit is not on the search path; if this
+  // fails, CUPTI's own search still applies and cuptiProfilerHostInitialize says so.
+  const std::string dir = dir_of(c.path);
+  if (!dir.empty()) dlopen((dir + "/libnvperf_host.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  dlerror();
+  return c;
+}
+
+// Loaded once and never closed (CUPTI keeps callbacks into itself), nor destroyed: the exit
+// handler below still reads it.
+const Cupti& cupti() {
+  static const Cupti* c = new Cupti(load_cupti());
+  return *c;
+}
+
+const char* kPermission =
+    "reading GPU performance counters is not permitted for this user (ERR_NVGPUCTRPERM): counters need "
+    "root, or the NVIDIA driver loaded with the option NVreg_RestrictProfilingToAdminUsers=0 "
+    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+
+bool is_permission(CUptiResult r) {
+  return r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+         r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES;
+}
+
+// Results that will not change while the process runs: the reason is kept.
+bool is_permanent(CUptiResult r) {
+  switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_INVALID_CHIP_NAME:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Results that say someone else holds the counters now (ncu, nsys, DCGM): worth another try later.
+bool is_transient(CUptiResult r) {
+  return r == CUPTI_ERROR_HARDWARE_BUSY || r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+         r == CUPTI_ERROR_NOT_READY;
+}
+
+std::string Cupti::fail(const char* call, CUptiResult r) const {
+  const char* name = nullptr;
+  if (!cuptiGetResultString || cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
+    name = "unknown CUPTI error";
+  const std::string code = std::string(name) + " (" + std::to_string(static_cast<int>(r)) + ")";
+  if (is_permission(r)) return std::string(kPermission) + " [" + call + ": " + code + "]";
+  std::string s = std::string(call) + ": " + code;
+  const char* msg = nullptr;
+  if (cuptiGetErrorMessage && cuptiGetErrorMessage(r, &msg) == CUPTI_SUCCESS && msg && *msg &&
+      std::strcmp(msg, name) != 0)
+    s += ": " + std::string(msg);
+  if (is_transient(r)) s += " (another profiler, such as ncu, nsys or DCGM, may be holding the counters)";
+  return s;
+}
+
+// Fills the struct's size field the way every CUPTI profiler call wants it: the size of the
+// struct as this build's headers know it, so an older or newer libcupti reads only those fields.
+template <class P>
+P params(std::size_t struct_size) {
+  P p;
+  std::memset(&p, 0, sizeof p);
+  p.structSize = struct_size;
+  return p;
+}
+#define CIRCLES_PARAMS(T) params<T>(T##_STRUCT_SIZE)
+
+// --- the host side: metric names -> config image, for one chip -----------------------------------
+
+struct HostPlan {
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::string chip;
+  std::vector<std::string> present, missing;
+  std::vector<const char*> names;  // c_str() of `present`, for CUPTI
+  std::vector<std::uint8_t> config;
+  int passes = 0;
+
+  void release(const Cupti& c) {
+    if (host) {
+      auto p = CIRCLES_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+      p.pHostObject = host;
+      c.cuptiProfilerHostDeinitialize(&p);
+      host = nullptr;
+    }
+  }
+};
+
+// Builds `out` for `chip` (and the counter availability image of the device, when there is one).
+// Returns "" or the error; on error nothing is left allocated.
+std::string build_host_plan(const Cupti& c, const std::string& chip,
+                            const std::vector<std::uint8_t>& availability, HostPlan* out) {
+  HostPlan plan;
+  plan.chip = chip;
+  auto init = CIRCLES_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+  init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  init.pChipName = chip.c_str();
+  init.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
+  CUptiResult r = c.cuptiProfilerHostInitialize(&init);
+  if (r != CUPTI_SUCCESS) {
+    std::string e = c.fail("cuptiProfilerHostInitialize", r);
+    if (r == CUPTI_ERROR_INVALID_CHIP_NAME || r == CUPTI_ERROR_NOT_SUPPORTED)
+      e = "this CUPTI (" + c.path + ") does not know the chip " + chip + " [" + e + "]";
+    else if (r == CUPTI_ERROR_UNKNOWN)
+      e = "setting up the metrics of chip " + chip + " failed [" + e +
+          "] (is libnvperf_host.so beside libcupti, or on the library search path?)";
+    else
+      e = "setting up the metrics of chip " + chip + " failed [" + e + "]";
+    return e;
+  }
+  plan.host = init.pHostObject;
+  // A metric this chip lacks would fail the whole config: leave it out and say so instead.
+  for (const CounterSpec& s : counter_metrics()) {
+    auto prop = CIRCLES_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
+    prop.pHostObject = plan.host;
+    prop.pMetricName = s.metric.c_str();
+    (c.cuptiProfilerHostGetMetricProperties(&prop) == CUPTI_SUCCESS ? plan.present : plan.missing)
+        .push_back(s.metric);
+  }
+  for (const std::string& m : plan.present) plan.names.push_back(m.c_str());
+  auto fail = [&](const char* call, CUptiResult res) {
+    plan.release(c);
+    return c.fail(call, res);
+  };
+  if (plan.present.empty()) {
+    plan.release(c);
+    return "the chip " + chip + " has none of the counters read here";
+  }
+  auto add = CIRCLES_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  add.pHostObject = plan.host;
+  add.ppMetricNames = plan.names.data();
+  add.numMetrics = plan.names.size();
+  if ((r = c.cuptiProfilerHostConfigAddMetrics(&add)) != CUPTI_SUCCESS)
+    return fail("cuptiProfilerHostConfigAddMetrics", r);
+  auto size = CIRCLES_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  size.pHostObject = plan.host;
+  if ((r = c.cuptiProfilerHostGetConfigImageSize(&size)) != CUPTI_SUCCESS)
+    return fail("cuptiProfilerHostGetConfigImageSize", r);
+  plan.config.resize(size.configImageSize);
+  auto image = CIRCLES_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  image.pHostObject = plan.host;
+  image.configImageSize = plan.config.size();
+  image.pConfigImage = plan.config.data();
+  if ((r = c.cuptiProfilerHostGetConfigImage(&image)) != CUPTI_SUCCESS)
+    return fail("cuptiProfilerHostGetConfigImage", r);
+  auto passes = CIRCLES_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  passes.configImageSize = plan.config.size();
+  passes.pConfigImage = plan.config.data();
+  if ((r = c.cuptiProfilerHostGetNumOfPasses(&passes)) != CUPTI_SUCCESS)
+    return fail("cuptiProfilerHostGetNumOfPasses", r);
+  plan.passes = static_cast<int>(passes.numOfPasses);
+  *out = std::move(plan);
+  for (std::size_t i = 0; i < out->present.size(); ++i)
+    out->names[i] = out->present[i].c_str();  // after the move
+  return "";
+}
+
+// --- the device side -----------------------------------------------------------------------------
+
+// All state, behind one recursive mutex (recursive so that `work` calling
+// counters_unavailable_reason() does not deadlock; a nested measure_counters is refused).
+struct State {
+  std::recursive_mutex mutex;
+  bool measuring = false;
+  bool profiler_initialized = false;
+  bool teardown_registered = false;
+  int device = -1;     // the device the fields below belong to
+  std::string reason;  // counters_unavailable_reason() for `device`
+  HostPlan plan;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: the exit handler below may still use it
+  return *s;
+}
+
+void teardown_at_exit() {
+  State& s = state();
+  std::unique_lock<std::recursive_mutex> lock(s.mutex, std::try_to_lock);
+  if (!lock.owns_lock() || s.measuring) return;  // exiting from inside a measurement: leave it be
+  const Cupti& c = cupti();
+  s.plan.release(c);
+  if (s.profiler_initialized) {
+    auto p = CIRCLES_PARAMS(CUpti_Profiler_DeInitialize_Params);
+    c.cuptiProfilerDeInitialize(&p);
+    s.profiler_initialized = false;
+  }
+}
+
+// The current thread's CUDA context (the device's primary context, made current by the runtime).
+// Through the runtime's driver entry point: the binary does not link libcuda.
+std::string current_context(CUcontext* ctx) {
+  *ctx = nullptr;
+  cudaError_t err = cudaFree(nullptr);  // makes the primary context current on this thread
+  if (err != cudaSuccess) return std::string("cudaFree(0): ") + cudaGetErrorString(err);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  err = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found);
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
+    return "cannot reach the driver's cuCtxGetCurrent (cudaGetDriverEntryPointByVersion failed)";
+  const CUresult r = reinterpret_cast<CUresult (*)(CUcontext*)>(fn)(ctx);
+  if (r != CUDA_SUCCESS || !*ctx) return "cuCtxGetCurrent: no current CUDA context";
+  return "";
+}
+
+std::string level_text(CUpti_Profiler_Support_Level l) {
+  return l == CUPTI_PROFILER_CONFIGURATION_DISABLED ? "disabled" : "not supported";
+}
+
+// Why CUPTI says the device cannot be profiled, or "".
+std::string support_reason(const CUpti_Profiler_DeviceSupported_Params& p, int device) {
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "";
+  std::string gpu = "this GPU";
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+    gpu = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+          std::to_string(prop.minor) + ")";
+  else
+    cudaGetLastError();
+  auto bad = [](CUpti_Profiler_Support_Level l) { return l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED; };
+  if (bad(p.architecture))
+    return gpu +
+           " has no counters CUPTI's range profiler can read (it needs compute capability 7.0 or newer)";
+  if (bad(p.vGpu)) return "profiling is " + level_text(p.vGpu) + " on this virtual GPU (vGPU) " + gpu;
+  if (bad(p.confidentialCompute))
+    return "counters cannot be read on " + gpu + " while confidential computing is on";
+  if (bad(p.cmp)) return gpu + " is a crypto-mining processor (CMP), on which profiling is not supported";
+  if (bad(p.sli)) return "counters cannot be read on " + gpu + " while SLI is enabled";
+  if (bad(p.wsl)) return "profiling " + gpu + " is " + level_text(p.wsl) + " under WSL";
+  return "CUPTI says " + gpu + " does not support the range profiler";
+}
+
+// Sets up everything for the current device once: the profiler, the chip's config image, a probe
+// of the range profiler on the context (where a missing permission shows). Returns the reason.
+std::string setup_locked(State& s) {
+  const CudaDeviceInfo& info = cuda_device_info();
+  if (!info.available) return "hardware counters need a CUDA GPU: " + info.reason;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return "hardware counters need a CUDA GPU: cudaGetDevice failed";
+  }
+  if (device == s.device) return s.reason;
+  // A new device (or the first): forget the old one's plan.
+  const Cupti& c = cupti();
+  if (!c.error.empty()) return c.error;
+  s.plan.release(c);
+  s.device = device;
+  s.reason.clear();
+  auto fail = [&](std::string why) {
+    s.reason = std::move(why);
+    return s.reason;
+  };
+  // A CUPTI failure is kept as the reason, unless another profiler holds the counters for now:
+  // then it is said this time and the setup is tried again next time.
+  auto fail_cupti = [&](const char* call, CUptiResult res) {
+    if (!is_transient(res)) return fail(c.fail(call, res));
+    s.plan.release(c);
+    s.device = -1;
+    return c.fail(call, res);
+  };
+  CUcontext ctx = nullptr;
+  std::string e = current_context(&ctx);
+  if (!e.empty()) return fail("hardware counters need a CUDA context: " + e);
+  CUptiResult r;
+  if (!s.profiler_initialized) {
+    auto p = CIRCLES_PARAMS(CUpti_Profiler_Initialize_Params);
+    if ((r = c.cuptiProfilerInitialize(&p)) != CUPTI_SUCCESS) return fail_cupti("cuptiProfilerInitialize", r);
+    s.profiler_initialized = true;
+    if (!s.teardown_registered) {
+      // Registered after the CUDA runtime's own exit handler (the runtime is initialized by now),
+      // so it runs first, while the driver is still there.
+      std::atexit(teardown_at_exit);
+      s.teardown_registered = true;
+    }
+  }
+  auto sup = CIRCLES_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+  sup.cuDevice = static_cast<CUdevice>(device);
+  sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+  if ((r = c.cuptiProfilerDeviceSupported(&sup)) != CUPTI_SUCCESS)
+    return fail_cupti("cuptiProfilerDeviceSupported", r);
+  e = support_reason(sup, device);
+  if (!e.empty()) return fail(e);
+  auto chip = CIRCLES_PARAMS(CUpti_Device_GetChipName_Params);
+  chip.deviceIndex = static_cast<std::size_t>(device);
+  if ((r = c.cuptiDeviceGetChipName(&chip)) != CUPTI_SUCCESS || !chip.pChipName)
+    return fail_cupti("cuptiDeviceGetChipName", r);
+  // Which counters this device exposes now (some are taken by other clients such as DCGM).
+  auto avail = CIRCLES_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+  avail.ctx = ctx;
+  if ((r = c.cuptiProfilerGetCounterAvailability(&avail)) != CUPTI_SUCCESS)
+    return fail_cupti("cuptiProfilerGetCounterAvailability", r);
+  std::vector<std::uint8_t> image(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = image.data();
+  if ((r = c.cuptiProfilerGetCounterAvailability(&avail)) != CUPTI_SUCCESS)
+    return fail_cupti("cuptiProfilerGetCounterAvailability", r);
+  e = build_host_plan(c, chip.pChipName, image, &s.plan);
+  if (!e.empty()) return fail(e);
+  // The probe: enabling the range profiler is where a missing permission shows.
+  auto enable = CIRCLES_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = ctx;
+  if ((r = c.cuptiRangeProfilerEnable(&enable)) != CUPTI_SUCCESS)
+    return fail_cupti("cuptiRangeProfilerEnable", r);
+  auto disable = CIRCLES_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  disable.pRangeProfilerObject = enable.pRangeProfilerObject;
+  if ((r = c.cuptiRangeProfilerDisable(&disable)) != CUPTI_SUCCESS)
+    return fail_cupti("cuptiRangeProfilerDisable", r);
+  return "";
+}
+
+// Undoes what a measurement has done so far, in reverse, whatever path leaves it.
+struct RangeSession {
+  const Cupti& c;
+  CUpti_RangeProfiler_Object* object = nullptr;
+  bool started = false, pushed = false;
+  ~RangeSession() {
+    if (pushed) {
+      auto p = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      p.pRangeProfilerObject = object;
+      c.cuptiRangeProfilerPopRange(&p);
+    }
+    if (started) {
+      auto p = CIRCLES_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      p.pRangeProfilerObject = object;
+      c.cuptiRangeProfilerStop(&p);
+    }
+    if (object) {
+      auto p = CIRCLES_PARAMS(CUpti_RangeProfiler_Disable_Params);
+      p.pRangeProfilerObject = object;
+      c.cuptiRangeProfilerDisable(&p);
+    }
+  }
+};
+
+std::string cuda_fail(const char* what, cudaError_t err) {
+  cudaGetLastError();
+  return std::string(what) + ": " + cudaGetErrorString(err);
+}
+
+// The measurement proper; `s.reason` is "" and `s.plan` is set up for the current device.
+void measure_locked(State& s, const std::function<void()>& work, CounterReport* rep) {
+  const Cupti& c = cupti();
+  const HostPlan& plan = s.plan;
+  CUcontext ctx = nullptr;
+  std::string e = current_context(&ctx);
+  if (!e.empty()) {
+    rep->error = e;
+    return;
+  }
+  // Work enqueued before the call is not ours to count.
+  cudaError_t cerr = cudaDeviceSynchronize();
+  if (cerr != cudaSuccess) {
+    rep->error = cuda_fail("cudaDeviceSynchronize before measuring", cerr);
+    return;
+  }
+  CUptiResult r;
+  auto failed = [&](const char* call, CUptiResult res) {
+    rep->error = c.fail(call, res);
+    if (is_permanent(res)) s.reason = rep->error;  // the panel says why from now on
+  };
+  std::vector<std::uint8_t> data;  // the counter data image; outlives the session that fills it
+  RangeSession session{c};
+  auto enable = CIRCLES_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = ctx;
+  if ((r = c.cuptiRangeProfilerEnable(&enable)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerEnable", r);
+  session.object = enable.pRangeProfilerObject;
+
+  // One range, one nesting level: everything the work enqueues is summed into it.
+  auto size = CIRCLES_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  size.pRangeProfilerObject = session.object;
+  size.pMetricNames = const_cast<const char**>(plan.names.data());
+  size.numMetrics = plan.names.size();
+  size.maxNumOfRanges = 1;
+  size.maxNumRangeTreeNodes = 1;
+  if ((r = c.cuptiRangeProfilerGetCounterDataSize(&size)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerGetCounterDataSize", r);
+  data.resize(size.counterDataSize);
+  auto init = CIRCLES_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  init.pRangeProfilerObject = session.object;
+  init.counterDataSize = data.size();
+  init.pCounterData = data.data();
+  if ((r = c.cuptiRangeProfilerCounterDataImageInitialize(&init)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerCounterDataImageInitialize", r);
+
+  auto config = CIRCLES_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  config.pRangeProfilerObject = session.object;
+  config.configSize = plan.config.size();
+  config.pConfig = plan.config.data();
+  config.counterDataImageSize = data.size();
+  config.pCounterDataImage = data.data();
+  config.range = CUPTI_UserRange;
+  config.replayMode = CUPTI_UserReplay;
+  config.maxRangesPerPass = 1;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  if ((r = c.cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerSetConfig", r);
+
+  // One run of the work per pass, until CUPTI has every pass it needs. The bound only guards
+  // against a CUPTI that never says it is done.
+  const int max_passes = std::max(1, plan.passes) + 2;
+  for (;;) {
+    auto start = CIRCLES_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = session.object;
+    if ((r = c.cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) return failed("cuptiRangeProfilerStart", r);
+    session.started = true;
+    auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+    push.pRangeProfilerObject = session.object;
+    push.pRangeName = "circles";
+    if ((r = c.cuptiRangeProfilerPushRange(&push)) != CUPTI_SUCCESS)
+      return failed("cuptiRangeProfilerPushRange", r);
+    session.pushed = true;
+    try {
+      work();
+    } catch (const std::exception& ex) {
+      cudaDeviceSynchronize();
+      cudaGetLastError();
+      rep->error = std::string("the measured work failed: ") + ex.what();
+      return;
+    } catch (...) {
+      cudaDeviceSynchronize();
+      cudaGetLastError();
+      rep->error = "the measured work failed (an exception that is not a std::exception)";
+      return;
+    }
+    ++rep->passes;
+    // Every kernel of the work, on any stream, finishes inside the range.
+    if ((cerr = cudaDeviceSynchronize()) != cudaSuccess) {
+      rep->error = cuda_fail("the measured work", cerr);
+      return;
+    }
+    auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+    pop.pRangeProfilerObject = session.object;
+    session.pushed = false;
+    if ((r = c.cuptiRangeProfilerPopRange(&pop)) != CUPTI_SUCCESS)
+      return failed("cuptiRangeProfilerPopRange", r);
+    auto stop = CIRCLES_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = session.object;
+    session.started = false;
+    if ((r = c.cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS) return failed("cuptiRangeProfilerStop", r);
+    if (stop.isAllPassSubmitted) break;
+    if (rep->passes >= max_passes) {
+      rep->error = "CUPTI asked for more than " + std::to_string(max_passes) + " passes (the plan said " +
+                   std::to_string(plan.passes) + ")";
+      return;
+    }
+  }
+
+  auto decode = CIRCLES_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  decode.pRangeProfilerObject = session.object;
+  if ((r = c.cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerDecodeData", r);
+  if (decode.numOfRangeDropped > 0) {
+    rep->error =
+        "CUPTI dropped the measured range (" + std::to_string(decode.numOfRangeDropped) + " dropped)";
+    return;
+  }
+  auto info = CIRCLES_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  info.pCounterDataImage = data.data();
+  info.counterDataImageSize = data.size();
+  if ((r = c.cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
+    return failed("cuptiRangeProfilerGetCounterDataInfo", r);
+  if (info.numTotalRanges == 0) {
+    rep->error = "nothing was counted: the measured work ran no kernel on the GPU";
+    return;
+  }
+  std::vector<double> values(plan.names.size(), std::nan(""));
+  auto eval = CIRCLES_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+  eval.pHostObject = plan.host;
+  eval.pCounterDataImage = data.data();
+  eval.counterDataImageSize = data.size();
+  eval.rangeIndex = 0;
+  eval.ppMetricNames = const_cast<const char**>(plan.names.data());
+  eval.numMetrics = plan.names.size();
+  eval.pMetricValues = values.data();
+  if ((r = c.cuptiProfilerHostEvaluateToGpuValues(&eval)) != CUPTI_SUCCESS)
+    return failed("cuptiProfilerHostEvaluateToGpuValues", r);
+  for (const CounterSpec& spec : counter_metrics())
+    for (std::size_t i = 0; i < plan.present.size(); ++i)
+      if (plan.present[i] == spec.metric)
+        rep->values.push_back(CounterValue{spec.metric, spec.label, values[i], spec.unit});
+}
+
+}  // namespace
+
+std::string counters_library(std::string* why) {
+  const Cupti& c = cupti();
+  if (why) *why = c.error;
+  return c.error.empty() ? c.path : std::string();
+}
+
+std::string counters_unavailable_reason() {
+  try {
+    State& s = state();
+    std::lock_guard<std::recursive_mutex> lock(s.mutex);
+    if (s.measuring) return s.reason;
+    return setup_locked(s);
+  } catch (const std::exception& e) {
+    return std::string("hardware counters could not be set up: ") + e.what();
+  }
+}
+
+CounterReport measure_counters(const std::function<void()>& work) {
+  CounterReport rep;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    State& s = state();
+    std::lock_guard<std::recursive_mutex> lock(s.mutex);
+    if (s.measuring) {
+      rep.error = "measure_counters was called from inside the work it is measuring";
+      return rep;
+    }
+    rep.error = setup_locked(s);
+    if (rep.error.empty()) {
+      rep.missing = s.plan.missing;
+      s.measuring = true;
+      struct Clear {  // however measure_locked leaves
+        bool& flag;
+        ~Clear() { flag = false; }
+      } clear{s.measuring};
+      measure_locked(s, work, &rep);
+    }
+  } catch (const std::exception& e) {  // std::bad_alloc and the like; the work's own are caught inside
+    rep.error = std::string("measuring counters failed: ") + e.what();
+  }
+  if (!rep.ok()) rep.values.clear();
+  rep.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+CounterPlan counters_plan_for_chip(const std::string& chip) {
+  CounterPlan out;
+  out.chip = chip;
+  try {
+    State& s = state();
+    std::lock_guard<std::recursive_mutex> lock(s.mutex);
+    const Cupti& c = cupti();
+    if (!c.error.empty()) {
+      out.error = c.error;
+      return out;
+    }
+    HostPlan plan;
+    out.error = build_host_plan(c, chip, {}, &plan);
+    if (!out.ok()) return out;
+    out.passes = plan.passes;
+    out.missing = plan.missing;
+    plan.release(c);
+  } catch (const std::exception& e) {
+    out.error = std::string("planning counters failed: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace circles
