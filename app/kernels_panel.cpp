@@ -1,7 +1,7 @@
 // The Kernels panel: one task of a lab family, its variants ticked to run live on an input of the
 // chosen size (HBM-sized, or small enough to stay in the 50 MB L2), each checked against the CPU
-// once and then timed every frame or once; a table of check, median ms and GB/s with each
-// variant's history, and a bar chart of GB/s with the device copy of the same bytes drawn across.
+// once and then timed every frame (one variant per frame, in turn) or all at once; a table of
+// check, median ms and GB/s (hover a time for the variant's history), and a bar chart of GB/s with the device copy of the same bytes drawn across.
 // The runner (app/live_lab.cpp) does the work; this only draws KernelsUi and edits its choices.
 #include <imgui.h>
 
@@ -122,12 +122,11 @@ void kernels_panel(KernelsUi& k) {
   }
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoPadOuterX;
-  if (ImGui::BeginTable("##variants", 5, flags)) {
+  if (ImGui::BeginTable("##variants", 4, flags)) {
     ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("check");
-    ImGui::TableSetupColumn("ms");
-    ImGui::TableSetupColumn("GB/s");
-    ImGui::TableSetupColumn("history", ImGuiTableColumnFlags_WidthFixed, 44);
+    ImGui::TableSetupColumn("check", ImGuiTableColumnFlags_WidthFixed, 40);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 46);
+    ImGui::TableSetupColumn("GB/s", ImGuiTableColumnFlags_WidthFixed, 34);
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < k.rows.size(); ++i) {
       KernelRow& r = k.rows[i];
@@ -162,18 +161,21 @@ void kernels_panel(KernelsUi& k) {
           ImGui::TextColored(ok ? kGood : kBad, "%s", ok ? "ok" : "WRONG");
         if (!ok && !waiting && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.check.c_str());
       }
+      // The times: the median of the last 30 runs; hover for the history of every run.
       ImGui::TableSetColumnIndex(2);
-      if (r.ms.count() > 0) ImGui::Text("%.3f", static_cast<double>(r.median_ms));
+      if (r.ms.count() > 0) {
+        ImGui::Text("%.3g", static_cast<double>(r.median_ms));
+        if (ImGui::IsItemHovered()) {
+          ImGui::BeginTooltip();
+          ImGui::Text("%s: %d runs, latest %.4f ms, median of the last 30 %.4f ms", r.name.c_str(), r.ms.count(),
+                      static_cast<double>(r.ms.latest()), static_cast<double>(r.median_ms));
+          ImGui::PlotLines("##h", r.ms.values(), r.ms.count(), r.ms.offset(), nullptr, 0.f, r.ms.max() * 1.1f,
+                           ImVec2(300, 60));
+          ImGui::EndTooltip();
+        }
+      }
       ImGui::TableSetColumnIndex(3);
       if (r.ms.count() > 0) ImGui::Text("%.0f", static_cast<double>(r.gbps));
-      ImGui::TableSetColumnIndex(4);
-      if (r.ms.count() > 1) {
-        ImGui::PlotLines("##h", r.ms.values(), r.ms.count(), r.ms.offset(), nullptr, 0.f, r.ms.max() * 1.1f,
-                         ImVec2(44, ImGui::GetTextLineHeight()));
-        if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("%s: the last %d runs, latest %.4f ms, median of 30 %.4f ms", r.name.c_str(), r.ms.count(),
-                            static_cast<double>(r.ms.latest()), static_cast<double>(r.median_ms));
-      }
       ImGui::PopID();
     }
     ImGui::EndTable();

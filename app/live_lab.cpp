@@ -196,7 +196,7 @@ void kernels_ui_from_spec(const std::string& spec, const std::string& size, Kern
     }
   }
   k.every_frame = true;
-  k.reveal = true;
+  k.reveal = 2;
   k.changed = true;
   *ui = std::move(k);
 }
@@ -285,6 +285,7 @@ struct LiveLab::Impl {
   std::vector<RowState> rows;
   double round_ms = 0;
   int round_left = 0;
+  std::size_t next_row = 0;  // every frame: the row whose turn is next
 
   bool worker_busy() const { return worker.valid(); }
   bool in_flight() const {
@@ -415,16 +416,26 @@ void LiveLab::update(KernelsUi& ui, void* stream, void (*stage)(void*, const std
       s.worker = std::async(std::launch::async, work, std::move(s.bench), s.cfg, std::move(jobs));
       return;
     }
+    // Run once: every ticked variant now. Every frame: the next one in turn, so the frame carries
+    // one variant's GPU time and a few launches, not the whole ladder's (each variant still gets a
+    // run every few frames).
+    const bool all = ui.run_once;
     ui.run_once = false;
     s.round_ms = 0;
     s.round_left = 0;
-    for (std::size_t i = 0; i < ui.rows.size(); ++i) {
+    const std::size_t n = ui.rows.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = all ? k : (s.next_row + k) % n;
       const KernelRow& r = ui.rows[i];
       if (!r.ticked || !r.unavailable.empty() || s.rows[i].checked_param != row_param(r) || !s.rows[i].runnable)
         continue;
       s.bench->enqueue_timed(*find_lab_variant(r.name), row_param(r), static_cast<int>(i), stream);
       s.rows[i].in_flight = true;
       ++s.round_left;
+      if (!all) {
+        s.next_row = i + 1;
+        break;
+      }
     }
     if (s.round_left > 0) ui.status = "timing";
   } catch (const std::exception& e) {
@@ -434,14 +445,14 @@ void LiveLab::update(KernelsUi& ui, void* stream, void (*stage)(void*, const std
   }
 }
 
-void LiveLab::finish(KernelsUi& ui) {
+void LiveLab::finish(KernelsUi& ui, void (*stage)(void*, const std::string&, double), void* ctx) {
   Impl& s = *impl_;
   // The worker, then one round if one is due and none has run, then that round.
   for (int pass = 0; pass < 3; ++pass) {
     s.collect_worker(ui, true);
     if (s.bench) {
       try {
-        s.collect_runs(ui, true, nullptr, nullptr);
+        s.collect_runs(ui, true, stage, ctx);
       } catch (const std::exception& e) {
         ui.error = std::string("kernels: ") + e.what();
       }
@@ -449,10 +460,11 @@ void LiveLab::finish(KernelsUi& ui) {
     const bool untimed = std::any_of(ui.rows.begin(), ui.rows.end(),
                                      [](const KernelRow& r) { return r.ticked && r.ms.count() == 0; });
     if (!untimed || !(ui.every_frame || ui.run_once) || !ui.error.empty()) break;
-    update(ui, nullptr);
+    ui.run_once = true;  // the rows still without a time, all at once
+    update(ui, nullptr, stage, ctx);
   }
   s.collect_worker(ui, true);
-  if (s.bench) s.collect_runs(ui, true, nullptr, nullptr);
+  if (s.bench) s.collect_runs(ui, true, stage, ctx);
   ui.status.clear();
 }
 
@@ -468,7 +480,7 @@ void LiveLab::update(KernelsUi& ui, void*, void (*)(void*, const std::string&, d
   }
   ui.unavailable = lab_unavailable_reason();
 }
-void LiveLab::finish(KernelsUi&) {}
+void LiveLab::finish(KernelsUi&, void (*)(void*, const std::string&, double), void*) {}
 
 #endif
 

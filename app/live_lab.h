@@ -40,7 +40,7 @@ class LiveLab {
               void* ctx = nullptr);
   // Waits until the checks and the timed runs under way are done and updates `ui` (the last
   // frame of --quit-after, so the summary and a screenshot show them).
-  void finish(KernelsUi& ui);
+  void finish(KernelsUi& ui, void (*stage)(void* ctx, const std::string&, double) = nullptr, void* ctx = nullptr);
 
  private:
   struct Impl;

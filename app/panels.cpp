@@ -427,8 +427,14 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (header("Check", false)) check_panel(ui.check, ui.actions);
     if (std::exchange(ui.frame_stats.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Lab on the frame", false)) frame_stats_panel(ui.frame_stats);
-    if (std::exchange(ui.kernels.reveal, false)) ImGui::SetNextItemOpen(true);
-    if (header("Kernels", false)) kernels_panel(ui.kernels);
+    // --kernels: open the panel and scroll the column to it (two frames, as for the inspector).
+    const bool reveal_kernels = ui.kernels.reveal > 0;
+    if (reveal_kernels) --ui.kernels.reveal;
+    if (reveal_kernels) ImGui::SetNextItemOpen(true);
+    if (header("Kernels", false)) {
+      if (reveal_kernels) ImGui::SetScrollHereY(0.f);
+      kernels_panel(ui.kernels);
+    }
     if (header("View", false)) view_panel(ui.view, ui.actions);
     // Two frames: the column's scroll range covers the panel's contents only from the second.
     const bool reveal_inspector = ui.inspector.reveal > 0;

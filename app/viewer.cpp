@@ -396,11 +396,10 @@ void Viewer::check_transpose_view() {
 void Viewer::run_kernels(bool last_frame) {
   KernelsUi& k = ui_.kernels;
   // Timed runs go behind the frame on the renderer's stream (CPU renderers: the lab's own).
-  live_lab_.update(k, renderer_->device_stream(),
-                   [](void* self, const std::string& name, double ms) { static_cast<Viewer*>(self)->record(name, ms); },
-                   this);
+  auto stage = [](void* self, const std::string& name, double ms) { static_cast<Viewer*>(self)->record(name, ms); };
+  live_lab_.update(k, renderer_->device_stream(), stage, this);
   if (!last_frame || !cfg_.kernels) return;
-  live_lab_.finish(k);
+  live_lab_.finish(k, stage, this);
   if (!k.unavailable.empty()) {
     report("kernels: unavailable: %s", k.unavailable.c_str());
     check_failed_ = true;  // asked for on the command line and not done

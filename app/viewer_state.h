@@ -200,7 +200,7 @@ struct KernelsUi {
   std::string error;
   std::string unavailable;            // why the lab cannot run here
   float copy_gbps = 0, copy_ms = 0;   // the device copy of the input's bytes (the ceiling)
-  bool reveal = false;                // open the panel once (--kernels)
+  int reveal = 0;                      // frames left to open the panel and scroll to it (--kernels)
 };
 
 // One bar of the Kernels panel's chart: a timed variant's GB/s as a fraction of the chart's

@@ -2,7 +2,7 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] [lab-counters] (default: the first four; the lab steps are named explicitly).
+# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] (default: the first four; the lab steps are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -104,6 +104,62 @@ for step in "${steps[@]}"; do
       ncu --metrics "$m" --csv "$BIN/circles" kernels transpose --size 4096x4096 --repeat 1 --warmup 0 \
         >> "$OUT/lab_counters.csv" 2>> "$OUT/lab_counters.err"
       rc=$?; echo "ncu transpose rc=$rc rows=$(grep -c '^"' "$OUT/lab_counters.csv")"; [ "$rc" -eq 0 ] || status=1
+      ;;
+    counters)
+      echo "== CUPTI range-profiler counters in-process vs Nsight Compute on the same kernels"
+      CIRCLES_REQUIRE_GPU=1 CIRCLES_REQUIRE_COUNTERS=1 "$BIN/circles_gpu_tests" --gtest_filter='*Counter*' \
+        --gtest_brief=1 2>&1 | tee "$OUT/counter_tests.log" | tail -8
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      BIN="$BIN" OUT="$OUT" bash scripts/counters_vs_ncu.sh 2>&1 | tail -30
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      ;;
+    scans)
+      echo "== the renderers' scans from the lab: each choice timed side by side (1024x1024), and under"
+      echo "   compute-sanitizer memcheck and racecheck (rand10k and snow at 257x193)"
+      : > "$OUT/scans_sanitizer.log"; : > "$OUT/bench_scans.log"
+      for r in cuda-tile-scan cuda-tile-binned; do
+        choices=$("$BIN/circles" list | awk -v r="$r" '$1 == r {f=1; next} f && /--scan/ {print $2; exit}' | tr '|' ' ')
+        for sc in $choices; do
+          "$BIN/circles" bench --scenes rand10k,rand100k,rand1M,snow --renderers "$r" --tile-size 16 --scan "$sc" \
+            -s 1024x1024 --repeat 20 --warmup 3 --max-seconds 2 2>&1 | grep -E "^ *(rand|snow)" | sed "s|^|$sc |" \
+            | tee -a "$OUT/bench_scans.log"
+          for tool in memcheck racecheck; do
+            for scene in rand10k snow; do
+              compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r "$r" --scan "$sc" \
+                -s 257x193 --frames 0:2 -o /tmp/san.png > /tmp/san.log 2>&1
+              rc=$?; cat /tmp/san.log >> "$OUT/scans_sanitizer.log"; [ "$rc" -eq 0 ] || { status=1; echo "$tool $r $sc $scene rc=$rc"; }
+            done
+          done
+        done
+      done
+      echo "scans sanitizer: $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/scans_sanitizer.log") memcheck clean, $(grep -c 'RACECHECK SUMMARY: 0 hazards' "$OUT/scans_sanitizer.log") racecheck clean"
+      echo "== compute-sanitizer on the lab-on-the-frame kernels (transpose view, difference statistics, frame reductions)"
+      for tool in memcheck racecheck synccheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" view --offscreen rand10k -s 700x500 \
+          --quit-after 3 --play --transpose-view transpose-best --frame-stats reduce-shuffle --check > /tmp/san.log 2>&1
+        rc=$?; cat /tmp/san.log >> "$OUT/scans_sanitizer.log"
+        echo "$tool view: rc=$rc $(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/san.log | tail -1)"; [ "$rc" -eq 0 ] || status=1
+      done
+      ;;
+    lab-live)
+      echo "== viewer: frame time without and with the Kernels panel running a ladder every frame (L2-sized input)"
+      for scene in rand10k rand1M; do
+        for kernels in "" "reduce" "scan" "transpose"; do
+          extra=(); tag=base
+          [ -n "$kernels" ] && { extra=(--kernels "$kernels" --kernels-size l2); tag=$kernels; }
+          "$BIN/circles" view --offscreen "$scene" -s 1280x720 --quit-after 300 --play "${extra[@]}" \
+            > "$OUT/live_${scene}_$tag.log" 2>&1
+          rc=$?; [ "$rc" -eq 0 ] || status=1
+          echo "$scene $tag rc=$rc $(grep -E '^  frame ' "$OUT/live_${scene}_$tag.log") $(grep -E 'lab: kernels' "$OUT/live_${scene}_$tag.log")"
+        done
+      done
+      echo "== screenshots: the Kernels panel (reduction ladder, HBM input), the transpose view"
+      "$BIN/circles" view --offscreen rand10k -s 1400x1500 --quit-after 20000 --play --kernels reduce \
+        --screenshot "$OUT/viewer_kernels.png" > "$OUT/viewer_kernels.log" 2>&1 || status=1
+      grep -E "kernels:" "$OUT/viewer_kernels.log"
+      "$BIN/circles" view --offscreen biglittle -s 1400x1000 --quit-after 3 --transpose-view transpose-best \
+        --screenshot "$OUT/viewer_transpose.png" > "$OUT/viewer_transpose.log" 2>&1 || status=1
+      grep -E "transpose view:" "$OUT/viewer_transpose.log"
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"

@@ -180,7 +180,7 @@ TEST(GpuCounters, ReductionReadsItsInputOnceFromDram) {
 }
 
 // A multi-kernel variant (block scans, scan of the block sums, fix-up) is summed over all its
-// kernels; the padded shared-tile transpose reads and writes each 256 MiB matrix once.
+// kernels, so its extra pass over the array shows; the padded shared-tile transpose reads and writes each 256 MiB matrix once.
 TEST(GpuCounters, MultiKernelScanAndTransposeMoveTheirBytes) {
   REQUIRE_COUNTERS();
   {
@@ -188,10 +188,15 @@ TEST(GpuCounters, MultiKernelScanAndTransposeMoveTheirBytes) {
     LabBench bench(Task::exclusive_scan, Elem::i32, shape, 3);
     const CounterReport r = measured(bench, *find_lab_variant("scan-warp-shuffle"), 0);
     ASSERT_TRUE(r.ok()) << r.error;
+    // The hierarchy moves the array twice: the tile scans read the input and write the output,
+    // then the fix-up reads the output and writes it again with the block offsets (measured on
+    // the H100: 537 MB read, 536 MB written for 268 MB; ncu agrees), which is why this rung runs
+    // at about 45% of the copy.
     const double bytes = static_cast<double>(shape.n) * 4;
-    EXPECT_GT(value(r, kDramRead), 0.95 * bytes);
-    EXPECT_GT(value(r, kDramWrite), 0.95 * bytes);
-    EXPECT_LT(value(r, kDramWrite), 1.5 * bytes);
+    EXPECT_GT(value(r, kDramRead), 1.8 * bytes);
+    EXPECT_LT(value(r, kDramRead), 2.2 * bytes);
+    EXPECT_GT(value(r, kDramWrite), 1.8 * bytes);
+    EXPECT_LT(value(r, kDramWrite), 2.2 * bytes);
   }
   {
     const Shape shape{8192u * 8192u, 8192, 8192};
