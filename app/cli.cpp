@@ -482,6 +482,10 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--kernels-size", view_opt.kernels_size,
                    "the Kernels panel's input: hbm (2^26 elements, 256 MiB) or l2 (2^20, 4 MiB)")
       ->capture_default_str();
+  view->add_option("--counters", view_opt.counters,
+                   "frame | VARIANT: after the last frame, read the GPU's counters (CUPTI) for the CUDA renderer's "
+                   "whole frame, or for a lab variant ticked with --kernels; logged and shown in the Counters "
+                   "panel (exit 1 if they cannot be read)");
   view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
   view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")
       ->capture_default_str()

@@ -201,6 +201,22 @@ void kernels_ui_from_spec(const std::string& spec, const std::string& size, Kern
   *ui = std::move(k);
 }
 
+std::string LiveLab::ncu_command(const KernelsUi& ui, int row) {
+  if (row < 0 || row >= static_cast<int>(ui.rows.size()) || ui.families.empty()) return "";
+  const KernelRow& r = ui.rows[static_cast<std::size_t>(row)];
+  std::string metrics;
+  for (const CounterSpec& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m.metric;
+  const Shape shape = kernels_preset_shape(ui.size, task_at(ui));
+  std::string cmd = "ncu --metrics " + metrics + " circles kernels " + ui.families[static_cast<std::size_t>(ui.family)] +
+                    " --variant " + r.name;
+  if (!r.params.empty())
+    cmd += " --param " + std::to_string(r.params[static_cast<std::size_t>(
+                             std::clamp(r.param_index, 0, static_cast<int>(r.params.size()) - 1))]);
+  cmd += " --size " + shape.text();
+  if (!ui.types.empty()) cmd += " --type " + ui.types[static_cast<std::size_t>(ui.type)];
+  return cmd + " --repeat 1 --warmup 0";
+}
+
 #if CIRCLES_HAVE_CUDA
 
 namespace {
@@ -445,6 +461,41 @@ void LiveLab::update(KernelsUi& ui, void* stream, void (*stage)(void*, const std
   }
 }
 
+CounterReport LiveLab::counters(KernelsUi& ui, int row) {
+  Impl& s = *impl_;
+  CounterReport report;
+  try {
+    s.collect_worker(ui, true);
+    if (s.bench) s.collect_runs(ui, true, nullptr, nullptr);
+    if (row < 0 || row >= static_cast<int>(ui.rows.size()) || !s.have_cfg) {
+      report.error = "no such variant in the Kernels panel";
+      return report;
+    }
+    KernelRow& r = ui.rows[static_cast<std::size_t>(row)];
+    if (!r.unavailable.empty()) {
+      report.error = r.name + " cannot run live: " + r.unavailable;
+      return report;
+    }
+    const Variant& v = *find_lab_variant(r.name);
+    const int param = row_param(r);
+    if (!s.bench) s.bench = std::make_unique<lab::LabBench>(s.cfg.task, s.cfg.type, s.cfg.shape, kLiveSeed);
+    if (s.rows.size() != ui.rows.size()) s.rows.resize(ui.rows.size());
+    RowState& st = s.rows[static_cast<std::size_t>(row)];
+    if (st.checked_param != param) {  // checked first: that also grows its scratch
+      const lab::Measurement m = s.bench->run(v, param, nullptr);
+      r.check = m.check;
+      st.checked_param = param;
+      st.bytes = m.bytes;
+      st.runnable = true;
+    }
+    lab::LabBench& bench = *s.bench;
+    report = ::circles::measure_counters([&] { bench.launch_once(v, param); });
+  } catch (const std::exception& e) {
+    report.error = e.what();
+  }
+  return report;
+}
+
 void LiveLab::finish(KernelsUi& ui, void (*stage)(void*, const std::string&, double), void* ctx) {
   Impl& s = *impl_;
   // The worker, then one round if one is due and none has run, then that round.
@@ -481,6 +532,11 @@ void LiveLab::update(KernelsUi& ui, void*, void (*)(void*, const std::string&, d
   ui.unavailable = lab_unavailable_reason();
 }
 void LiveLab::finish(KernelsUi&, void (*)(void*, const std::string&, double), void*) {}
+CounterReport LiveLab::counters(KernelsUi&, int) {
+  CounterReport r;
+  r.error = lab_unavailable_reason();
+  return r;
+}
 
 #endif
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/viewer_state.h"
+#include "kernels/counters.h"
 
 namespace circles {
 
@@ -40,6 +41,13 @@ class LiveLab {
               void* ctx = nullptr);
   // Waits until the checks and the timed runs under way are done and updates `ui` (the last
   // frame of --quit-after, so the summary and a screenshot show them).
+  // The hardware counters (kernels/counters.h) of one run of row `row`'s variant on the panel's
+  // input with its knob value: the worker and the runs in flight are waited for, the input built
+  // and the variant checked first if that has not happened yet, so the frame waits for it (a few
+  // ms; seconds the first time on a 256 MiB input). An explicit action, never every frame.
+  CounterReport counters(KernelsUi& ui, int row);
+  // The Nsight Compute command that measures the same run: `ncu --metrics ... circles kernels ...`.
+  static std::string ncu_command(const KernelsUi& ui, int row);
   void finish(KernelsUi& ui, void (*stage)(void* ctx, const std::string&, double) = nullptr, void* ctx = nullptr);
 
  private:

@@ -435,6 +435,13 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
       if (reveal_kernels) ImGui::SetScrollHereY(0.f);
       kernels_panel(ui.kernels);
     }
+    const bool reveal_counters = ui.counters.reveal > 0;
+    if (reveal_counters) --ui.counters.reveal;
+    if (reveal_counters) ImGui::SetNextItemOpen(true);
+    if (header("Counters", false)) {
+      if (reveal_counters) ImGui::SetScrollHereY(0.f);
+      counters_panel(ui.counters);
+    }
     if (header("View", false)) view_panel(ui.view, ui.actions);
     // Two frames: the column's scroll range covers the panel's contents only from the second.
     const bool reveal_inspector = ui.inspector.reveal > 0;

@@ -25,6 +25,7 @@
 #include "app/interop.h"
 #include "app/live_lab.h"
 #include "app/panels.h"
+#include "kernels/counters.h"
 #include "app/bench.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
@@ -197,6 +198,8 @@ class Viewer {
   // The Kernels panel's lab runs: enqueued behind the frame, collected without waiting.
   LiveLab live_lab_;
   void run_kernels(bool last_frame);
+  // The Counters panel: its targets each frame; a measurement when asked (or --counters at the end).
+  void run_counters(bool last_frame);
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
@@ -225,6 +228,7 @@ void Viewer::setup() {
       ui_.frame_stats.selected = static_cast<int>(i);
   ui_.frame_stats.every_frame = ui_.frame_stats.reveal = !o.frame_stats.empty();
   if (cfg_.kernels) ui_.kernels = *cfg_.kernels;
+  if (!o.counters.empty()) ui_.counters.reveal = 2;
   for (const lab::Variant& v : lab_registry())
     if (v.task == lab::Task::transpose && !v.host) ui_.frame_stats.transposes.push_back(v.name);
   for (std::size_t i = 0; i < ui_.frame_stats.transposes.size(); ++i)
@@ -417,6 +421,108 @@ void Viewer::run_kernels(bool last_frame) {
     if (r.check != "ok") check_failed_ = true;
   }
   if (!k.error.empty()) check_failed_ = true;
+}
+
+namespace {
+std::string counter_text(const CounterValue& v) {
+  char buf[64];
+  if (v.unit == "bytes")
+    std::snprintf(buf, sizeof buf, "%.1f MB", v.value / 1e6);
+  else if (v.unit == "%")
+    std::snprintf(buf, sizeof buf, "%.1f %%", v.value);
+  else if (v.unit == "ratio")
+    std::snprintf(buf, sizeof buf, "%.2f", v.value);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", v.value);
+  return buf;
+}
+}  // namespace
+
+void Viewer::run_counters(bool last_frame) {
+  CountersUi& c = ui_.counters;
+  const KernelsUi& k = ui_.kernels;
+  // The targets: the frame (a CUDA renderer's), then every Kernels row that runs live and is ticked.
+  const std::string keep = c.targets.empty() ? "" : c.targets[static_cast<std::size_t>(
+                                                       std::clamp(c.selected, 0, int(c.targets.size()) - 1))];
+  std::vector<int> rows;
+  c.targets.clear();
+  if (renderer_->device_pixels()) {
+    c.targets.push_back("frame: " + renderer_name_);
+    rows.push_back(-1);
+  }
+  for (std::size_t i = 0; i < k.rows.size(); ++i)
+    if (k.rows[i].ticked && k.rows[i].unavailable.empty() && k.unavailable.empty()) {
+      c.targets.push_back("lab: " + k.rows[i].name);
+      rows.push_back(static_cast<int>(i));
+    }
+  c.selected = 0;
+  for (std::size_t i = 0; i < c.targets.size(); ++i)
+    if (c.targets[i] == keep) c.selected = static_cast<int>(i);
+  const std::string& want = cfg_.opt.counters;
+  if (last_frame && !want.empty()) {  // --counters TARGET after the last frame
+    c.measure = true;
+    const std::string name = want == "frame" ? "frame: " + renderer_name_ : "lab: " + want;
+    const auto it = std::find(c.targets.begin(), c.targets.end(), name);
+    if (it == c.targets.end()) {
+      c.error = "--counters " + want + ": not a target here (" +
+                (want == "frame"         ? std::string("the frame is drawn on the CPU")
+                 : !k.unavailable.empty() ? "the lab cannot run: " + k.unavailable
+                                          : std::string("tick it with --kernels")) +
+                ")";
+      report("counters: %s", c.error.c_str());
+      check_failed_ = true;
+      return;
+    }
+    c.selected = static_cast<int>(it - c.targets.begin());
+  }
+  if (c.unavailable.empty()) c.unavailable = gpu_unavailable_reason();
+  if (!c.measure) return;
+  c.measure = false;
+  c.values.clear();
+  c.error.clear();
+#if CIRCLES_HAVE_CUDA
+  if (c.unavailable.empty()) c.unavailable = counters_unavailable_reason();
+#endif
+  if (!c.unavailable.empty() || c.targets.empty()) {
+    c.error = c.unavailable.empty() ? "nothing to measure: pick a CUDA renderer or tick a Kernels variant"
+                                    : "cannot measure: " + c.unavailable;
+    report("counters: %s", c.error.c_str());
+    if (!want.empty()) check_failed_ = true;
+    return;
+  }
+  const int row = rows[static_cast<std::size_t>(c.selected)];
+  c.target = c.targets[static_cast<std::size_t>(c.selected)];
+  CounterReport r;
+#if CIRCLES_HAVE_CUDA
+  if (row < 0) {
+    r = measure_counters([&] { renderer_->render(); });
+    std::string metrics;
+    for (const CounterSpec& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m.metric;
+    c.ncu = "ncu --metrics " + metrics + " circles render " + scene_source_ + " -r " + renderer_name_ + " -s " +
+            std::to_string(render_w_) + "x" + std::to_string(render_h_) + " --frames " +
+            std::to_string(renderer_->frame()) + " (sum the frame's kernels)";
+  } else {
+    r = live_lab_.counters(ui_.kernels, row);
+    c.ncu = LiveLab::ncu_command(ui_.kernels, row);
+  }
+#else
+  r.error = "this build has no CUDA support";
+#endif
+  c.error = r.error;
+  c.passes = r.passes;
+  c.collect_ms = r.collect_ms;
+  std::string line;
+  for (const CounterValue& v : r.values) {
+    c.values.push_back({v.label, v.metric, counter_text(v)});
+    line += (line.empty() ? "" : ", ") + v.label + " " + counter_text(v);
+  }
+  if (!r.ok()) {
+    report("counters: %s: %s", c.target.c_str(), r.error.c_str());
+    if (!want.empty()) check_failed_ = true;
+  } else {
+    report("counters: %s (%d pass%s, %.1f ms): %s", c.target.c_str(), r.passes, r.passes == 1 ? "" : "es",
+           r.collect_ms, line.c_str());
+  }
 }
 
 void Viewer::check_frame_stats() {
@@ -929,6 +1035,7 @@ int Viewer::run() {
     ui_.inspector.busy = inspector_.busy();
     run_frame_stats();
     run_kernels(last_frame);
+    run_counters(last_frame);
     run_transpose_view(last_frame);
     if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
       check_transpose_view();

@@ -41,6 +41,7 @@ struct ViewerOptions {
   std::string transpose_view;  // a lab transpose variant: show the frame mirrored (and check at the end)
   std::string kernels;      // --kernels FAMILY[:VARIANT,...]: lab variants run live every frame
   std::string kernels_size = "hbm";  // --kernels-size hbm | l2
+  std::string counters;     // --counters frame | VARIANT: read the hardware counters after the last frame
 };
 
 // The options checked and resolved, before any window or context exists.

@@ -84,6 +84,11 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
                                   list + ")");
     }
   }
+  if (!opt.counters.empty() && opt.counters != "frame" && !find_lab_variant(opt.counters))
+    throw std::invalid_argument("--counters '" + opt.counters + "': expected frame or a lab variant ticked with "
+                                "--kernels (see circles kernels --list)");
+  if (!opt.counters.empty() && opt.quit_after == 0)
+    throw std::invalid_argument("--counters needs --quit-after N (they are read after the last frame)");
   if (!opt.kernels.empty()) {
     KernelsUi k;
     kernels_ui_from_spec(opt.kernels, opt.kernels_size, &k);

@@ -203,6 +203,27 @@ struct KernelsUi {
   int reveal = 0;                      // frames left to open the panel and scroll to it (--kernels)
 };
 
+// The Counters panel (app/counters_panel.cpp): the GPU's hardware counters for one piece of
+// work, read in-process with CUPTI (kernels/counters.h) when Measure is pressed: a lab variant
+// ticked in the Kernels panel, or the renderer's whole frame.
+struct CountersUi {
+  std::vector<std::string> targets;  // "frame: RENDERER", then "lab: VARIANT" of the ticked rows
+  int selected = 0;
+  bool measure = false;              // request: measure the selected target now
+  std::string unavailable;           // why counters cannot be read here ("" when they can)
+  // The last measurement.
+  std::string target;                // what it measured
+  struct Value {
+    std::string label, metric, text;  // text: the value with its unit
+  };
+  std::vector<Value> values;
+  std::string error;
+  int passes = 0;
+  double collect_ms = 0;
+  std::string ncu;                   // the Nsight Compute command that measures the same
+  int reveal = 0;                    // frames left to open the panel and scroll to it (--counters)
+};
+
 // One bar of the Kernels panel's chart: a timed variant's GB/s as a fraction of the chart's
 // full width (the fastest bar or the copy line, whichever is larger, fills 95% of it).
 struct KernelBar {
@@ -243,6 +264,7 @@ struct UiState {
   InspectorUi inspector;
   FrameStatsUi frame_stats;
   KernelsUi kernels;
+  CountersUi counters;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
 };

@@ -494,12 +494,22 @@ TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
   const Result t = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--transpose-view", "transpose-cpu-mt"});
   EXPECT_EQ(t.rc, 2) << describe(t);
   EXPECT_TRUE(contains(t.err, "not a device transpose of the lab (transpose-naive-read,")) << t.err;
+  const Result c = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--counters", "nope"});
+  EXPECT_EQ(c.rc, 2) << describe(c);
+  EXPECT_TRUE(contains(c.err, "--counters 'nope': expected frame or a lab variant")) << c.err;
+  // A CPU renderer's frame has no kernels to count: said, exit 1.
+  const Result f = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "--counters", "frame"});
+  EXPECT_EQ(f.rc, 1) << describe(f);
+  EXPECT_TRUE(contains(f.err, "counters: --counters frame: not a target here (the frame is drawn on the CPU)")) << f.err;
   if (!gpu_unavailable_reason().empty()) {
     const Result k = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "2", "--kernels", "reduce",
-                              "--kernels-size", "l2", "--transpose-view", "transpose-best"});
+                              "--kernels-size", "l2", "--transpose-view", "transpose-best", "--counters",
+                              "reduce-shuffle"});
     EXPECT_EQ(k.rc, 1) << describe(k);
     EXPECT_TRUE(contains(k.err, "kernels: unavailable: ")) << k.err;
     EXPECT_TRUE(contains(k.err, "transpose view: cannot check: ")) << k.err;
+    EXPECT_TRUE(contains(k.err, "counters: --counters reduce-shuffle: not a target here (the lab cannot run: "))
+        << k.err;
   }
 }
 
@@ -755,6 +765,25 @@ TEST_F(ViewerBinary, GpuKernelsPanelRunsTheReductionLadderEveryFrame) {
                             "scan:scan-cub,scan-lookback", "--kernels-size", "l2"});
   ASSERT_EQ(c.rc, 0) << describe(c);
   EXPECT_TRUE(contains(c.err, "kernels: scan-lookback ok, ")) << c.err;
+}
+
+// The Counters panel: the hardware counters of a lab variant (one run on the Kernels panel's
+// input) and of the renderer's whole frame, read in-process after the last frame. reduce-shuffle
+// reads its 4 MiB input (the L2 may hold part of it: at most the input) and runs full warps.
+TEST_F(ViewerBinary, GpuCountersOfALabVariantAndOfTheFrame) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "4", "-s",
+                            "800x600", "--kernels", "reduce:reduce-shuffle", "--kernels-size", "l2", "--counters",
+                            "reduce-shuffle"});
+  if (contains(v.err, "counters: cannot measure: ") && std::getenv("CIRCLES_REQUIRE_COUNTERS") == nullptr)
+    GTEST_SKIP() << "counters cannot be read here: " << v.err;
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "counters: lab: reduce-shuffle (1 pass, ")) << v.err;
+  EXPECT_TRUE(contains(v.err, "threads per warp instruction 3")) << v.err;  // 30.xx-32.00
+  const Result f = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "2", "-s",
+                            "800x600", "--counters", "frame"});
+  ASSERT_EQ(f.rc, 0) << describe(f);
+  EXPECT_TRUE(contains(f.err, "counters: frame: cuda-tile-binned (1 pass, ")) << f.err;
 }
 
 // The transpose view: the lab's transpose over a CUDA renderer's frame, shown in its place, is
