@@ -41,7 +41,7 @@ void counters_panel(CountersUi& c) {
   ImGui::TextDisabled("%s: %d pass%s, %.1f ms", c.target.c_str(), c.passes, c.passes == 1 ? "" : "es", c.collect_ms);
   if (ImGui::BeginTable("##counters", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("counter", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("value");
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed, 96);
     for (const CountersUi::Value& v : c.values) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);

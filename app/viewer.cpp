@@ -200,6 +200,7 @@ class Viewer {
   void run_kernels(bool last_frame);
   // The Counters panel: its targets each frame; a measurement when asked (or --counters at the end).
   void run_counters(bool last_frame);
+  bool counters_done_ = false;  // --counters measured once
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
@@ -459,7 +460,13 @@ void Viewer::run_counters(bool last_frame) {
   for (std::size_t i = 0; i < c.targets.size(); ++i)
     if (c.targets[i] == keep) c.selected = static_cast<int>(i);
   const std::string& want = cfg_.opt.counters;
-  if (last_frame && !want.empty()) {  // --counters TARGET after the last frame
+  // --counters TARGET: two frames before the last (so the column can scroll to the figures before
+  // a screenshot), or on the last when there are fewer frames.
+  const std::int64_t quit = cfg_.opt.quit_after;
+  const bool due = !want.empty() && !counters_done_ && (last_frame || (quit >= 3 && displayed_ + 3 >= quit));
+  if (due) {
+    counters_done_ = true;
+    c.reveal = 2;
     c.measure = true;
     const std::string name = want == "frame" ? "frame: " + renderer_name_ : "lab: " + want;
     const auto it = std::find(c.targets.begin(), c.targets.end(), name);

@@ -2,7 +2,7 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] (default: the first four; the lab steps are named explicitly).
+# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] (default: the first four; the lab steps are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -140,6 +140,25 @@ for step in "${steps[@]}"; do
         rc=$?; cat /tmp/san.log >> "$OUT/scans_sanitizer.log"
         echo "$tool view: rc=$rc $(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/san.log | tail -1)"; [ "$rc" -eq 0 ] || status=1
       done
+      ;;
+    counters-viewer)
+      echo "== the Counters panel beside Nsight Compute: a lab variant (256 MiB input) and a renderer's frame"
+      # The program's metric list (kernels/counters.cpp, counter_metrics()), for ncu.
+      m=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+      m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+      m=$m,smsp__thread_inst_executed_per_inst_executed.ratio,sm__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active
+      "$BIN/circles" view --offscreen rand10k -s 1400x1300 --quit-after 3000 --play --kernels reduce:reduce-shuffle,reduce-global-divergent \
+        --counters reduce-shuffle --screenshot "$OUT/viewer_counters.png" > "$OUT/viewer_counters.log" 2>&1 || status=1
+      grep -E "counters:" "$OUT/viewer_counters.log"
+      # ncu as the program sees the GPU (no cache flush or clock lock between kernels), plus the
+      # active cycles to weight per-kernel percentages the way one range sums them.
+      ncu --cache-control none --clock-control none --metrics "$m,sm__cycles_active.sum" --csv "$BIN/circles" kernels reduce --variant reduce-shuffle --param 256 --size 67108864 --type i32 \
+        --repeat 1 --warmup 0 > "$OUT/viewer_counters_ncu.csv" 2> "$OUT/viewer_counters_ncu.err" || status=1
+      "$BIN/circles" view --offscreen rand1M -s 800x600 --render-size 1024x1024 --quit-after 2 --counters frame \
+        > "$OUT/viewer_counters_frame.log" 2>&1 || status=1
+      grep -E "counters:" "$OUT/viewer_counters_frame.log"
+      ncu --cache-control none --clock-control none --metrics "$m,sm__cycles_active.sum" --csv "$BIN/circles" render rand1M -r cuda-tile-binned -s 1024x1024 -o /tmp/ncu.png \
+        > "$OUT/viewer_counters_frame_ncu.csv" 2> "$OUT/viewer_counters_frame_ncu.err" || status=1
       ;;
     lab-live)
       echo "== viewer: frame time without and with the Kernels panel running a ladder every frame (L2-sized input)"
