@@ -482,6 +482,9 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--kernels-size", view_opt.kernels_size,
                    "the Kernels panel's input: hbm (2^26 elements, 256 MiB) or l2 (2^20, 4 MiB)")
       ->capture_default_str();
+  view->add_option("--heat", view_opt.heat,
+                   "circles | blends | time: show a heat map over the frame (circles per tile, blends per pixel, "
+                   "or the shade kernel's clock64 cycles per tile; a CUDA renderer), logged after the last frame");
   view->add_option("--counters", view_opt.counters,
                    "frame | VARIANT: after the last frame, read the GPU's counters (CUPTI) for the CUDA renderer's "
                    "whole frame, or for a lab variant ticked with --kernels; logged and shown in the Counters "

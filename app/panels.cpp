@@ -442,6 +442,10 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
       if (reveal_counters) ImGui::SetScrollHereY(0.f);
       counters_panel(ui.counters);
     }
+    const bool reveal_heat = ui.heat.reveal > 0;
+    if (reveal_heat) --ui.heat.reveal;
+    if (reveal_heat) ImGui::SetNextItemOpen(true);
+    if (header("Heat map", false)) heat_panel(ui.heat);
     if (header("View", false)) view_panel(ui.view, ui.actions);
     // Two frames: the column's scroll range covers the panel's contents only from the second.
     const bool reveal_inspector = ui.inspector.reveal > 0;

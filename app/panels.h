@@ -18,6 +18,7 @@ void inspector_panel(const InspectorUi& inspector);  // app/inspector_panel.cpp
 void frame_stats_panel(FrameStatsUi& frame_stats);   // app/frame_stats_panel.cpp
 void kernels_panel(KernelsUi& kernels);               // app/kernels_panel.cpp
 void counters_panel(CountersUi& counters);            // app/counters_panel.cpp
+void heat_panel(HeatUi& heat);                        // app/heat_panel.cpp
 void renderer_panel(RendererUi& renderer);
 void animation_panel(AnimationUi& animation, std::vector<Action>& actions);
 void timings_panel(const TimingsUi& timings);

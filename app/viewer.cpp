@@ -195,6 +195,11 @@ class Viewer {
   bool transpose_shown_ = false;   // the overlay holds the transposed frame
   void run_transpose_view(bool last_frame);
   void check_transpose_view();
+  // The heat map: counts (or the shade kernel's cycles) of the frame on screen, through the overlay.
+  void run_heat(bool last_frame);
+  bool heat_shown_ = false;    // the overlay holds the heat map
+  bool timing_tiles_ = false;  // the renderer records its shade cycles
+  std::string heat_key_;       // what the map on screen shows (mode, frame, size, renderer)
   // The Kernels panel's lab runs: enqueued behind the frame, collected without waiting.
   LiveLab live_lab_;
   void run_kernels(bool last_frame);
@@ -230,6 +235,11 @@ void Viewer::setup() {
   ui_.frame_stats.every_frame = ui_.frame_stats.reveal = !o.frame_stats.empty();
   if (cfg_.kernels) ui_.kernels = *cfg_.kernels;
   if (!o.counters.empty()) ui_.counters.reveal = 2;
+  for (int m = 1; m < static_cast<int>(std::size(HeatUi::kModes)); ++m)
+    if (!o.heat.empty() && o.heat == heat_option_name(m)) {
+      ui_.heat.mode = m;
+      ui_.heat.reveal = 2;
+    }
   for (const lab::Variant& v : lab_registry())
     if (v.task == lab::Task::transpose && !v.host) ui_.frame_stats.transposes.push_back(v.name);
   for (std::size_t i = 0; i < ui_.frame_stats.transposes.size(); ++i)
@@ -396,6 +406,85 @@ void Viewer::check_transpose_view() {
                 gpu.width, gpu.height, f.transpose_check_ok ? "equals" : "DIFFERS from", differ, cpu.pixels.size());
   f.transpose_check = buf;
   report("transpose view: %s", buf);
+}
+
+void Viewer::run_heat(bool last_frame) {
+  HeatUi& h = ui_.heat;
+  const bool cuda = renderer_->device_pixels() != nullptr;
+  h.unavailable = !cuda               ? "the frame is drawn on the CPU: pick a CUDA renderer"
+                  : transpose_shown_ ? "the transpose view holds the overlay: turn it off first"
+                                      : "";
+  const bool want_time = cuda && h.mode == 3;
+  if (want_time != timing_tiles_) timing_tiles_ = renderer_->time_tiles(want_time) && want_time;
+  const bool log = last_frame && !cfg_.opt.heat.empty();
+  if (log && !h.unavailable.empty()) {
+    report("heat: unavailable: %s", h.unavailable.c_str());
+    check_failed_ = true;  // asked for on the command line and not shown
+  }
+  if (h.mode == 0 || !h.unavailable.empty()) {
+    if (heat_shown_) presenter_->drop_overlay();
+    heat_shown_ = false;
+    heat_key_.clear();
+    h.what.clear();
+    return;
+  }
+  ui_.check.overlay = false;
+  // Counts change only with the frame; the cycles are measured again on every rendered frame.
+  const std::string key = std::to_string(h.mode) + "/" + std::to_string(renderer_->frame()) + "/" +
+                          std::to_string(render_w_) + "x" + std::to_string(render_h_) + "/" + renderer_name_;
+  if (h.mode != 3 && key == heat_key_ && heat_shown_ && !log) return;
+  std::vector<float> values(static_cast<std::size_t>(render_w_) * render_h_);
+  double sum = 0, lo = 0, hi = 0;
+  std::size_t count = 0;
+  auto spread = [&](const std::vector<double>& per_tile, int tile, int tx) {
+    for (int j = 0; j < render_h_; ++j)
+      for (int i = 0; i < render_w_; ++i)
+        values[static_cast<std::size_t>(j) * render_w_ + i] =
+            static_cast<float>(per_tile[static_cast<std::size_t>(j / tile) * tx + i / tile]);
+  };
+  auto stats = [&](const auto& v) {
+    lo = v.empty() ? 0 : static_cast<double>(*std::min_element(v.begin(), v.end()));
+    hi = v.empty() ? 0 : static_cast<double>(*std::max_element(v.begin(), v.end()));
+    for (auto x : v) sum += static_cast<double>(x);
+    count = v.size();
+  };
+  if (h.mode == 3) {
+    int tile = 0, tx = 0, ty = 0;
+    const std::vector<double> cycles = renderer_->tile_cycles(&tile, &tx, &ty);
+    if (cycles.empty()) return;  // the next rendered frame records them
+    stats(cycles);
+    spread(cycles, tile, tx);
+    char what[96];
+    std::snprintf(what, sizeof what, "shade cycles per %dx%d tile (clock64, one block each)", tile, tile);
+    h.what = what;
+    h.unit = "cycles";
+  } else {
+    Renderer::HeatCounts counts;
+    renderer_->heat_counts(16, &counts);
+    if (h.mode == 1) {
+      const std::vector<double> per_tile(counts.circles_per_tile.begin(), counts.circles_per_tile.end());
+      stats(per_tile);
+      spread(per_tile, counts.tile, counts.tiles_x);
+      h.what = "circles per 16x16 tile (conservative box test)";
+      h.unit = "circles";
+    } else {
+      stats(counts.blends_per_pixel);
+      for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(counts.blends_per_pixel[k]);
+      h.what = "blends per pixel (circles covering it)";
+      h.unit = "blends";
+    }
+  }
+  h.lo = static_cast<float>(lo);
+  h.hi = static_cast<float>(hi);
+  h.mean = count ? static_cast<float>(sum / count) : 0.f;
+  h.imbalance = h.mean > 0 ? h.hi / h.mean : 0.f;
+  const std::vector<std::uint8_t> texels = heat_texels(values, render_w_, render_h_, h.lo, h.hi);
+  presenter_->upload_overlay(texels.data(), render_w_, render_h_);
+  heat_shown_ = true;
+  heat_key_ = key;
+  if (log)
+    report("heat: %s: min %.6g, max %.6g, mean %.6g %s, max/mean %.2f", h.what.c_str(), lo, hi,
+           static_cast<double>(h.mean), h.unit.c_str(), static_cast<double>(h.imbalance));
 }
 
 void Viewer::run_kernels(bool last_frame) {
@@ -1044,6 +1133,7 @@ int Viewer::run() {
     run_kernels(last_frame);
     run_counters(last_frame);
     run_transpose_view(last_frame);
+    run_heat(last_frame);
     if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
       check_transpose_view();
       if (!ui_.frame_stats.transpose_check_ok && !o.transpose_view.empty()) check_failed_ = true;
@@ -1071,10 +1161,12 @@ int Viewer::run() {
     glClear(GL_COLOR_BUFFER_BIT);
     GL_CHECK("clear");
     const OverlayMode overlay = transpose_shown_ ? OverlayMode::Replace
+                                : heat_shown_       ? (ui_.heat.blend ? OverlayMode::Blend : OverlayMode::Replace)
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
-    presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay, ui_.check.blend_alpha);
+    presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
+                     heat_shown_ ? ui_.heat.alpha : ui_.check.blend_alpha);
     ui_timer_->begin();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ui_timer_->end();

@@ -41,6 +41,7 @@ struct ViewerOptions {
   std::string transpose_view;  // a lab transpose variant: show the frame mirrored (and check at the end)
   std::string kernels;      // --kernels FAMILY[:VARIANT,...]: lab variants run live every frame
   std::string kernels_size = "hbm";  // --kernels-size hbm | l2
+  std::string heat;         // --heat circles|blends|time: the heat map shown (and logged at the end)
   std::string counters;     // --counters frame | VARIANT: read the hardware counters after the last frame
 };
 
@@ -65,6 +66,8 @@ struct ViewerConfig {
 // unknown or unavailable renderers included (exit 2), and SceneError for a scene file that cannot
 // be read (exit 1).
 ViewerConfig resolve_viewer_options(const ViewerOptions& opt);
+// --heat's name of heat map mode m (HeatUi::kModes): 1 circles, 2 blends, 3 time.
+const char* heat_option_name(int mode);
 // The lab's reduce_sum variants that take floats: what the frame statistics can run.
 std::vector<std::string> frame_stats_variants();
 

@@ -113,4 +113,32 @@ std::vector<std::uint8_t> to_texture_rgba8(const Image& img) {
   return out;
 }
 
+std::array<std::uint8_t, 3> heat_colour(float t) {
+  static const float stops[][3] = {{0.05f, 0.03f, 0.25f}, {0.45f, 0.08f, 0.55f}, {0.85f, 0.25f, 0.35f},
+                                   {0.98f, 0.6f, 0.1f}, {1.f, 0.98f, 0.7f}};
+  constexpr int kLast = 4;
+  t = !(t > 0.f) ? 0.f : (t > 1.f ? 1.f : t);  // NaN to 0
+  const float x = t * kLast;
+  const int k = x >= kLast ? kLast - 1 : static_cast<int>(x);
+  const float f = x - static_cast<float>(k);
+  std::array<std::uint8_t, 3> c{};
+  for (int ch = 0; ch < 3; ++ch)
+    c[static_cast<std::size_t>(ch)] =
+        static_cast<std::uint8_t>(std::lround(255.f * (stops[k][ch] + f * (stops[k + 1][ch] - stops[k][ch]))));
+  return c;
+}
+
+std::vector<std::uint8_t> heat_texels(const std::vector<float>& values, int width, int height, float lo, float hi) {
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(width) * height * 4);
+  const float span = hi > lo ? hi - lo : 1.f;
+  for (std::size_t k = 0; k < out.size() / 4 && k < values.size(); ++k) {
+    const std::array<std::uint8_t, 3> c = heat_colour((values[k] - lo) / span);
+    out[4 * k] = c[0];
+    out[4 * k + 1] = c[1];
+    out[4 * k + 2] = c[2];
+    out[4 * k + 3] = 255;
+  }
+  return out;
+}
+
 }  // namespace circles

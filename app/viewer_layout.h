@@ -84,6 +84,13 @@ class History {
 // frame or two late, and not for every frame); 0 where a series has no sample that old.
 std::vector<std::vector<float>> stacked_columns(const std::vector<const History*>& series, int columns);
 
+// The tile heat maps' colour ramp: t in [0, 1] (clamped) from dark blue through magenta and
+// orange to pale yellow, every step brighter than the last, so order reads without the legend.
+std::array<std::uint8_t, 3> heat_colour(float t);
+// The heat map's texels: `values` (width x height, row 0 = bottom) through heat_colour from lo
+// to hi, opaque, bottom row first (a texture's order).
+std::vector<std::uint8_t> heat_texels(const std::vector<float>& values, int width, int height, float lo, float hi);
+
 // median() of a timing series: render/stats.h.
 
 // 8-bit RGBA with row 0 at the BOTTOM (glTexSubImage2D's order), each byte exactly what

@@ -32,6 +32,11 @@ void require_writable_dir(const std::string& flag, const std::string& path) {
 
 }  // namespace
 
+const char* heat_option_name(int mode) {
+  static const char* names[] = {"off", "circles", "blends", "time"};
+  return mode >= 0 && mode < 4 ? names[mode] : "";
+}
+
 std::vector<std::string> frame_stats_variants() {
   std::vector<std::string> out;
   for (const lab::Variant& v : lab_registry())
@@ -84,6 +89,9 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
                                   list + ")");
     }
   }
+  if (!opt.heat.empty() && opt.heat != "circles" && opt.heat != "blends" && opt.heat != "time")
+    throw std::invalid_argument("--heat '" + opt.heat + "': expected circles (per tile), blends (per pixel) or time "
+                                "(shade cycles per tile)");
   if (!opt.counters.empty() && opt.counters != "frame" && !find_lab_variant(opt.counters))
     throw std::invalid_argument("--counters '" + opt.counters + "': expected frame or a lab variant ticked with "
                                 "--kernels (see circles kernels --list)");

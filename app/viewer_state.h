@@ -224,6 +224,21 @@ struct CountersUi {
   int reveal = 0;                    // frames left to open the panel and scroll to it (--counters)
 };
 
+// The tile heat map (app/heat_panel.cpp): over the frame, per tile or per pixel, with a legend.
+struct HeatUi {
+  static constexpr const char* kModes[] = {"off", "circles per tile", "blends per pixel", "shade time per tile"};
+  int mode = 0;            // index into kModes
+  bool blend = true;       // over the frame (else instead of it)
+  float alpha = 0.75f;     // the heat map's weight when blended
+  std::string unavailable; // why it cannot be shown ("" when it can)
+  // The legend of the map on screen.
+  std::string what;        // "circles per 16x16 tile", ...
+  float lo = 0, hi = 0, mean = 0;
+  std::string unit;        // "circles", "blends", "cycles"
+  float imbalance = 0;     // max / mean: how unevenly the work is spread
+  int reveal = 0;          // frames left to open the panel (--heat)
+};
+
 // One bar of the Kernels panel's chart: a timed variant's GB/s as a fraction of the chart's
 // full width (the fastest bar or the copy line, whichever is larger, fills 95% of it).
 struct KernelBar {
@@ -265,6 +280,7 @@ struct UiState {
   FrameStatsUi frame_stats;
   KernelsUi kernels;
   CountersUi counters;
+  HeatUi heat;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
 };

@@ -1,4 +1,5 @@
 #include "kernels/cuda_renderer_base.cuh"
+#include "kernels/tile_common.cuh"
 
 #include "render/animate.h"
 
@@ -110,8 +111,93 @@ void CudaRenderer::advance() {
 
 void CudaRenderer::render() {
   timer_.open(stream());
+  if (timing_tiles_) tile_cycles_.reserve(static_cast<std::size_t>((view_.width + 15) / 16) * ((view_.height + 15) / 16));
   draw();
   timer_.close();
+}
+
+namespace {
+
+// The heat map's counts, one block per tile of TILE x TILE pixels, one thread per pixel: all N
+// circles in batches of TILE^2 (one per thread), each tested against the tile (the count per
+// tile: __syncthreads_count), the survivors compacted into shared memory (the ballot scan) and
+// each pixel counting those that cover it (blend_circle's coverage test on a scratch colour).
+// Tile-scan's cost: N x tiles tests; a debug view, computed on request.
+template <int TILE>
+__global__ void __launch_bounds__(TILE * TILE) heat_counts_kernel(DeviceCircles circles, View v, Shading shading,
+                                                                  int* tiles, int* pixels) {
+  constexpr int kThreads = TILE * TILE;
+  __shared__ float4 s_pos[kThreads];
+  __shared__ int s_warp_totals[kThreads / 32];
+  const TilePixel t = tile_pixel<TILE>(v);
+  int in_tile = 0, covering = 0;
+  for (int base = 0; base < circles.count; base += kThreads) {
+    const int k = base + static_cast<int>(threadIdx.x);
+    float4 p = make_float4(0.f, 0.f, 0.f, 0.f);
+    bool touches = false;
+    if (k < circles.count) {
+      p = circles.pos_rad[k];
+      touches = circle_touches_box(p.x, p.y, p.w, t.x0, t.y0, t.x1, t.y1);
+    }
+    in_tile += __syncthreads_count(touches);
+    int total;
+    const int slot = lab::ballot_exclusive_scan_flags<kThreads / 32>(touches, s_warp_totals, &total);
+    if (touches) s_pos[slot] = p;
+    __syncthreads();
+    for (int s = 0; s < total; ++s) {
+      const float4 q = s_pos[s];
+      Float4 scratch{0.f, 0.f, 0.f, 0.f};
+      covering += blend_circle(shading, t.px, t.py, q.x, q.y, q.z, q.w, 1.f, 1.f, 1.f, 0.5f, &scratch) ? 1 : 0;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) tiles[blockIdx.y * gridDim.x + blockIdx.x] = in_tile;
+  if (t.i < v.width && t.j < v.height) pixels[static_cast<std::size_t>(t.j) * v.width + t.i] = covering;
+}
+
+}  // namespace
+
+bool CudaRenderer::heat_counts(int tile, HeatCounts* out) {
+  if (tile != 16) throw std::invalid_argument("heat_counts: tiles of 16 pixels only");
+  constexpr int T = 16;
+  const int tx = (view_.width + T - 1) / T, ty = (view_.height + T - 1) / T;
+  const std::size_t pixels = static_cast<std::size_t>(view_.width) * view_.height;
+  heat_tiles_.reserve(static_cast<std::size_t>(tx) * ty);
+  heat_pixels_.reserve(pixels);
+  NvtxScope range("heat map: counts");
+  heat_counts_kernel<T><<<dim3(tx, ty), T * T, 0, stream()>>>(circles(), view_, shading_, heat_tiles_.get(),
+                                                                heat_pixels_.get());
+  CUDA_CHECK_LAUNCH();
+  out->tile = T;
+  out->tiles_x = tx;
+  out->tiles_y = ty;
+  out->circles_per_tile.resize(static_cast<std::size_t>(tx) * ty);
+  out->blends_per_pixel.resize(pixels);
+  CUDA_CHECK(cudaMemcpyAsync(out->circles_per_tile.data(), heat_tiles_.get(), out->circles_per_tile.size() * sizeof(int),
+                             cudaMemcpyDeviceToHost, stream()));
+  CUDA_CHECK(cudaMemcpyAsync(out->blends_per_pixel.data(), heat_pixels_.get(), pixels * sizeof(int),
+                             cudaMemcpyDeviceToHost, stream()));
+  CUDA_CHECK(cudaStreamSynchronize(stream()));
+  return true;
+}
+
+bool CudaRenderer::time_tiles(bool on) {
+  if (shade_tile() == 0) return false;
+  timing_tiles_ = on;
+  return true;
+}
+
+std::vector<double> CudaRenderer::tile_cycles(int* tile, int* tiles_x, int* tiles_y) {
+  const int t = shade_tile();
+  if (!timing_tiles_ || t == 0 || tile_cycles_.size() == 0) return {};
+  *tile = t;
+  *tiles_x = (view_.width + t - 1) / t;
+  *tiles_y = (view_.height + t - 1) / t;
+  std::vector<unsigned long long> raw(static_cast<std::size_t>(*tiles_x) * *tiles_y);
+  CUDA_CHECK(cudaMemcpyAsync(raw.data(), tile_cycles_.get(), raw.size() * sizeof(unsigned long long),
+                             cudaMemcpyDeviceToHost, stream()));
+  CUDA_CHECK(cudaStreamSynchronize(stream()));
+  return std::vector<double>(raw.begin(), raw.end());
 }
 
 void CudaRenderer::read_image(Image* out) {

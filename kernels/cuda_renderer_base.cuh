@@ -25,7 +25,20 @@ struct FrameParams {
   View view;
   Background background;
   float4* image = nullptr;  // width * height, row 0 = bottom
+  // When set (the viewer's shade-time heat map), each block of the shade kernel writes the
+  // clock64() cycles it took at [blockIdx.y * gridDim.x + blockIdx.x]. nullptr: off.
+  unsigned long long* tile_cycles = nullptr;
 };
+
+// A block's cycles into f.tile_cycles (when on): `start` taken by thread 0 at the kernel's start,
+// the end after a barrier, so the block's slowest thread counts. The condition is uniform across
+// the block, so the barrier is safe; off, it costs one branch.
+__device__ __forceinline__ void record_tile_cycles(const FrameParams& f, long long start) {
+  if (!f.tile_cycles) return;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    f.tile_cycles[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<unsigned long long>(clock64() - start);
+}
 
 class CudaRenderer : public Renderer {
  public:
@@ -42,6 +55,9 @@ class CudaRenderer : public Renderer {
   Float4 read_pixel(int i, int j) override;
   std::vector<StageTiming> timings(bool wait) const override;
   std::int64_t frame() const override { return frame_; }
+  bool heat_counts(int tile, HeatCounts* out) override;
+  bool time_tiles(bool on) override;
+  std::vector<double> tile_cycles(int* tile, int* tiles_x, int* tiles_y) override;
   const void* device_pixels() const override { return image_.get(); }
   void* device_stream() const override { return stream_.get(); }
 
@@ -65,7 +81,11 @@ class CudaRenderer : public Renderer {
   void load_unchecked(const Scene& scene, int width, int height);
   void check_device_memory(const Scene& scene, int width, int height, double extra, const std::string& what,
                            const std::string& detail, double held_extra) const;
-  FrameParams frame_params() const { return {view_, background_, image_.get()}; }
+  FrameParams frame_params() const {
+    return {view_, background_, image_.get(), timing_tiles_ ? tile_cycles_.get() : nullptr};
+  }
+  // The tile size of the renderer's shade kernel (the grid tile_cycles() maps), 0 if it has none.
+  virtual int shade_tile() const { return 0; }
   Shading shading() const { return shading_; }
 
  private:
@@ -80,6 +100,9 @@ class CudaRenderer : public Renderer {
   Animation animation_ = Animation::None;
   std::uint64_t seed_ = 1;
   std::int64_t frame_ = 0;
+  bool timing_tiles_ = false;
+  DeviceBuffer<unsigned long long> tile_cycles_;  // one per tile of the smallest tile (16)
+  DeviceBuffer<int> heat_tiles_, heat_pixels_;
 };
 
 }  // namespace circles

@@ -151,6 +151,7 @@ __global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles 
   __shared__ float4 s_pos[kThreads];
   __shared__ float4 s_col[kThreads];
   __shared__ TileScanStorage<BlockScanAlgo::ballot, TILE> s_scan;
+  const long long start = clock64();
   const TilePixel t = tile_pixel<TILE>(f.view);
   Float4 color = tile_background(f, t);
   if (*total > capacity) {
@@ -170,6 +171,7 @@ __global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles 
       __syncthreads();  // the next chunk overwrites the staging arrays
     }
   }
+  record_tile_cycles(f, start);
   store_pixel(f, t, color);
 }
 
@@ -328,6 +330,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (total + total / 16 > capacity_) capacity_ = std::max(capacity_, capacity_for(total, limit_));
   }
 
+  int shade_tile() const override { return tile_; }
   const int tile_;
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
   lab::Scratch scratch_;      // its temporaries; grows to the largest frame, then stays

@@ -27,9 +27,11 @@ __global__ void __launch_bounds__(TILE * TILE) render_tile_scan_kernel(DeviceCir
   __shared__ float4 s_col[kThreads];
   __shared__ TileScanStorage<A, TILE> s_scan;
 
+  const long long start = clock64();
   const TilePixel t = tile_pixel<TILE>(f.view);
   Float4 c = tile_background(f, t);
   cull_scan_shade_all<S, TILE, A>(circles, t, batch, s_pos, s_col, s_scan, &c);
+  record_tile_cycles(f, start);
   store_pixel(f, t, c);
 }
 
@@ -66,6 +68,7 @@ class CudaTileScanRenderer final : public CudaRenderer {
     CUDA_CHECK_LAUNCH();
     stage("clear+cull+scan+shade");
   }
+  int shade_tile() const override { return tile_; }
   const int tile_, batch_;
   const BlockScanAlgo scan_;
 };

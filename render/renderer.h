@@ -58,6 +58,22 @@ class Renderer {
   virtual void* device_stream() const { return nullptr; }
   // The animation frame the current state is at.
   virtual std::int64_t frame() const = 0;
+
+  // The viewer's tile heat maps (GPU renderers; the default says "not here" with false).
+  // heat_counts: for the current state, per tile of `tile` pixels the circles whose conservative
+  // box touches it (tile-scan's and the inspector's test), and per pixel the circles that cover
+  // it (the blends it takes); waits for the result.
+  struct HeatCounts {
+    int tile = 0, tiles_x = 0, tiles_y = 0;
+    std::vector<int> circles_per_tile;  // tiles_x * tiles_y, row 0 = bottom
+    std::vector<int> blends_per_pixel;  // width * height, row 0 = bottom
+  };
+  virtual bool heat_counts(int /*tile*/, HeatCounts* /*out*/) { return false; }
+  // time_tiles(true): from the next render() on, each block of the shade kernel records its
+  // clock64() cycles; tile_cycles() returns the last rendered frame's (waits), per tile of the
+  // renderer's own tile size (*tile), row 0 = bottom; empty when off or not supported.
+  virtual bool time_tiles(bool /*on*/) { return false; }
+  virtual std::vector<double> tile_cycles(int* /*tile*/, int* /*tiles_x*/, int* /*tiles_y*/) { return {}; }
 };
 
 }  // namespace circles

@@ -283,6 +283,51 @@ TEST(GpuRenderer, InspectorWalkMatchesEveryRendererPixel) {
   }
 }
 
+// The heat map's counts against the inspector's CPU walk (the same conservative tile test, the
+// same coverage test as the blends): circles per 16x16 tile and circles covering each pixel, on
+// every pixel of a row and a column and a few corners; and the shade cycles of the tile renderers,
+// one positive count per tile once timing is on.
+TEST(GpuRenderer, HeatCountsMatchTheCpuWalkAndTilesAreTimed) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    for (const char* scene_name : {"rand10k", "snow"}) {
+      SCOPED_TRACE(name + " " + scene_name);
+      Scene scene = cached_scene(scene_name);
+      auto r = make_renderer(name);
+      run_frames(*r, scene, 257, 193, scene.frame, scene.frame + 3, [&](std::int64_t) {});
+      advance_scene(&scene, 2);
+      Renderer::HeatCounts heat;
+      ASSERT_TRUE(r->heat_counts(16, &heat));
+      ASSERT_EQ(heat.tiles_x, 17);
+      ASSERT_EQ(heat.tiles_y, 13);
+      std::vector<std::pair<int, int>> pixels = {{0, 0}, {256, 192}, {17, 150}, {200, 3}};
+      for (int i = 0; i < 257; i += 3) pixels.push_back({i, 96});
+      for (int j = 0; j < 193; j += 3) pixels.push_back({128, j});
+      std::size_t most = 0;
+      for (const auto& [i, j] : pixels) {
+        const PixelReport rep = inspect_pixel(scene, 257, 193, i, j, 16, 0);
+        EXPECT_EQ(static_cast<std::size_t>(heat.blends_per_pixel[static_cast<std::size_t>(j) * 257 + i]), rep.covering)
+            << "pixel " << i << "," << j;
+        EXPECT_EQ(static_cast<std::size_t>(heat.circles_per_tile[static_cast<std::size_t>(j / 16) * 17 + i / 16]),
+                  rep.tile_circles)
+            << "tile of pixel " << i << "," << j;
+        most = std::max(most, rep.covering);
+      }
+      EXPECT_GT(most, 3u);  // the scene really overlaps there
+      const bool timed = r->time_tiles(true);
+      EXPECT_EQ(timed, name != "cuda-naive");  // only the tile renderers have tiles to time
+      r->render();
+      int tile = 0, tx = 0, ty = 0;
+      const std::vector<double> cycles = r->tile_cycles(&tile, &tx, &ty);
+      if (!timed) continue;
+      ASSERT_EQ(cycles.size(), static_cast<std::size_t>(tx) * ty);
+      EXPECT_EQ(tx, (257 + tile - 1) / tile);
+      for (double c : cycles) EXPECT_GT(c, 0.0);
+      r->time_tiles(false);
+    }
+  }
+}
+
 // No circles at all: the clear alone, at a size smaller than one tile in y.
 TEST(GpuRenderer, EmptySceneIsTheBackground) {
   for (const std::string& name : gpu_renderers()) {

@@ -247,6 +247,27 @@ TEST(ViewerKernels, TransposeReferenceMirrorsAlongTheDiagonal) {
     }
 }
 
+// The heat maps' ramp: dark at 0, pale at 1, brighter at every step (order reads without the
+// legend); lo and hi map to its ends, NaN and out-of-range values are clamped.
+TEST(ViewerLayout, HeatRampIsMonotoneAndTexelsSpanIt) {
+  auto luma = [](const std::array<std::uint8_t, 3>& c) { return 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2]; };
+  double last = -1;
+  for (int k = 0; k <= 64; ++k) {
+    const double l = luma(heat_colour(k / 64.f));
+    EXPECT_GT(l, last) << k;
+    last = l;
+  }
+  EXPECT_EQ(heat_colour(-3.f), heat_colour(0.f));
+  EXPECT_EQ(heat_colour(7.f), heat_colour(1.f));
+  EXPECT_EQ(heat_colour(std::nanf("")), heat_colour(0.f));
+  const std::vector<std::uint8_t> t = heat_texels({2.f, 10.f, 6.f}, 3, 1, 2.f, 10.f);
+  ASSERT_EQ(t.size(), 12u);
+  EXPECT_EQ((std::array<std::uint8_t, 3>{t[0], t[1], t[2]}), heat_colour(0.f));
+  EXPECT_EQ((std::array<std::uint8_t, 3>{t[4], t[5], t[6]}), heat_colour(1.f));
+  EXPECT_EQ((std::array<std::uint8_t, 3>{t[8], t[9], t[10]}), heat_colour(0.5f));
+  EXPECT_EQ(t[3], 255);
+}
+
 TEST(ViewerShortcuts, EveryRequiredKeyIsInTheHelpTable) {
   std::set<std::string> keys;
   std::set<Action> actions;
@@ -494,6 +515,12 @@ TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
   const Result t = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--transpose-view", "transpose-cpu-mt"});
   EXPECT_EQ(t.rc, 2) << describe(t);
   EXPECT_TRUE(contains(t.err, "not a device transpose of the lab (transpose-naive-read,")) << t.err;
+  const Result h = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--heat", "hot"});
+  EXPECT_EQ(h.rc, 2) << describe(h);
+  EXPECT_TRUE(contains(h.err, "--heat 'hot': expected circles (per tile), blends (per pixel) or time")) << h.err;
+  const Result hc = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "--heat", "blends"});
+  EXPECT_EQ(hc.rc, 1) << describe(hc);
+  EXPECT_TRUE(contains(hc.err, "heat: unavailable: the frame is drawn on the CPU")) << hc.err;
   const Result c = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--counters", "nope"});
   EXPECT_EQ(c.rc, 2) << describe(c);
   EXPECT_TRUE(contains(c.err, "--counters 'nope': expected frame or a lab variant")) << c.err;
@@ -784,6 +811,23 @@ TEST_F(ViewerBinary, GpuCountersOfALabVariantAndOfTheFrame) {
                             "800x600", "--counters", "frame"});
   ASSERT_EQ(f.rc, 0) << describe(f);
   EXPECT_TRUE(contains(f.err, "counters: frame: cuda-tile-binned (1 pass, ")) << f.err;
+}
+
+// The heat maps over a CUDA renderer's frame: each mode logs its range; biglittle's blends are
+// uneven (a few big circles cover everything, the little ones pile up in one corner).
+TEST_F(ViewerBinary, GpuHeatMapsShowTheWorkPerTileAndPixel) {
+  REQUIRE_CUDA_TILE_SCAN();
+  for (const char* mode : {"circles", "blends", "time"}) {
+    const Result v = circles({"view", "--offscreen", "biglittle", "-r", "cuda-tile-binned", "--quit-after", "3", "-s",
+                              "800x600", "--heat", mode});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "heat: ")) << v.err;
+    EXPECT_TRUE(contains(v.err, std::string(mode) == "circles" ? "circles per 16x16 tile"
+                                : std::string(mode) == "blends" ? "blends per pixel"
+                                                                : "shade cycles per 16x16 tile"))
+        << v.err;
+    EXPECT_FALSE(contains(v.err, "max/mean 0.00")) << v.err;
+  }
 }
 
 // The transpose view: the lab's transpose over a CUDA renderer's frame, shown in its place, is
