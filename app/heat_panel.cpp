@@ -49,7 +49,7 @@ void heat_panel(HeatUi& h) {
     ImGui::SliderFloat("##alpha", &h.alpha, 0.f, 1.f, "weight %.2f");
   }
   if (h.what.empty()) return;
-  ImGui::TextUnformatted(h.what.c_str());
+  ImGui::TextWrapped("%s", h.what.c_str());
   legend(h);
   ImGui::Text("mean %.4g, max / mean %.2f", static_cast<double>(h.mean), static_cast<double>(h.imbalance));
   if (ImGui::IsItemHovered())

@@ -534,11 +534,19 @@ void Viewer::run_counters(bool last_frame) {
   // The targets: the frame (a CUDA renderer's), then every Kernels row that runs live and is ticked.
   const std::string keep = c.targets.empty() ? "" : c.targets[static_cast<std::size_t>(
                                                        std::clamp(c.selected, 0, int(c.targets.size()) - 1))];
+  // rows: -1 the frame, -2 - k stage k of the renderer's last timings, else a Kernels row.
   std::vector<int> rows;
+  std::vector<std::string> stages;
   c.targets.clear();
   if (renderer_->device_pixels()) {
     c.targets.push_back("frame: " + renderer_name_);
     rows.push_back(-1);
+    for (const StageTiming& t : last_renderer_timings_)
+      if (t.stage != "animate") {  // advance()'s, not render()'s
+        c.targets.push_back("stage: " + renderer_name_ + " " + t.stage);
+        rows.push_back(-2 - static_cast<int>(stages.size()));
+        stages.push_back(t.stage);
+      }
   }
   for (std::size_t i = 0; i < k.rows.size(); ++i)
     if (k.rows[i].ticked && k.rows[i].unavailable.empty() && k.unavailable.empty()) {
@@ -557,11 +565,14 @@ void Viewer::run_counters(bool last_frame) {
     counters_done_ = true;
     c.reveal = 2;
     c.measure = true;
-    const std::string name = want == "frame" ? "frame: " + renderer_name_ : "lab: " + want;
+    const std::string name = want == "frame"                ? "frame: " + renderer_name_
+                             : want.rfind("stage:", 0) == 0 ? "stage: " + renderer_name_ + " " + want.substr(6)
+                                                             : "lab: " + want;
     const auto it = std::find(c.targets.begin(), c.targets.end(), name);
     if (it == c.targets.end()) {
       c.error = "--counters " + want + ": not a target here (" +
-                (want == "frame"         ? std::string("the frame is drawn on the CPU")
+                (want == "frame" || want.rfind("stage:", 0) == 0
+                     ? std::string(renderer_->device_pixels() ? "no such stage" : "the frame is drawn on the CPU")
                  : !k.unavailable.empty() ? "the lab cannot run: " + k.unavailable
                                           : std::string("tick it with --kernels")) +
                 ")";
@@ -591,12 +602,20 @@ void Viewer::run_counters(bool last_frame) {
   CounterReport r;
 #if CIRCLES_HAVE_CUDA
   if (row < 0) {
-    r = measure_counters([&] { renderer_->render(); });
-    std::string metrics;
+    std::string metrics, nvtx;
     for (const CounterSpec& m : counter_metrics()) metrics += (metrics.empty() ? "" : ",") + m.metric;
-    c.ncu = "ncu --metrics " + metrics + " circles render " + scene_source_ + " -r " + renderer_name_ + " -s " +
-            std::to_string(render_w_) + "x" + std::to_string(render_h_) + " --frames " +
-            std::to_string(renderer_->frame()) + " (sum the frame's kernels)";
+    if (row == -1) {
+      r = measure_counters([&] { renderer_->render(); });
+    } else {  // one stage: render() opens the range around that stage's kernels only
+      const std::string& stage = stages[static_cast<std::size_t>(-2 - row)];
+      renderer_->profile_stage(stage);
+      r = measure_counters_in_range([&] { renderer_->render(); });
+      renderer_->profile_stage("");
+      nvtx = " --nvtx --nvtx-include \"renderer: " + stage + "/\"";
+    }
+    c.ncu = "ncu" + nvtx + " --metrics " + metrics + " circles render " + scene_source_ + " -r " + renderer_name_ +
+            " -s " + std::to_string(render_w_) + "x" + std::to_string(render_h_) + " --frames " +
+            std::to_string(renderer_->frame()) + " (sum its kernels)";
   } else {
     r = live_lab_.counters(ui_.kernels, row);
     c.ncu = LiveLab::ncu_command(ui_.kernels, row);

@@ -92,9 +92,11 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   if (!opt.heat.empty() && opt.heat != "circles" && opt.heat != "blends" && opt.heat != "time")
     throw std::invalid_argument("--heat '" + opt.heat + "': expected circles (per tile), blends (per pixel) or time "
                                 "(shade cycles per tile)");
-  if (!opt.counters.empty() && opt.counters != "frame" && !find_lab_variant(opt.counters))
-    throw std::invalid_argument("--counters '" + opt.counters + "': expected frame or a lab variant ticked with "
-                                "--kernels (see circles kernels --list)");
+  if (!opt.counters.empty() && opt.counters != "frame" && opt.counters.rfind("stage:", 0) != 0 &&
+      !find_lab_variant(opt.counters))
+    throw std::invalid_argument("--counters '" + opt.counters + "': expected frame, stage:NAME (a stage of the "
+                                "renderer, as the Timings panel names it) or a lab variant ticked with --kernels "
+                                "(see circles kernels --list)");
   if (!opt.counters.empty() && opt.quit_after == 0)
     throw std::invalid_argument("--counters needs --quit-after N (they are read after the last frame)");
   if (!opt.kernels.empty()) {

@@ -515,8 +515,14 @@ std::string cuda_fail(const char* what, cudaError_t err) {
   return std::string(what) + ": " + cudaGetErrorString(err);
 }
 
+// measure_counters_in_range: the session whose range the work opens and closes itself.
+RangeSession* g_work_range = nullptr;
+bool g_work_range_opened = false;
+
 // The measurement proper; `s.reason` is "" and `s.plan` is set up for the current device.
-void measure_locked(State& s, const std::function<void()>& work, CounterReport* rep) {
+// work_ranges: `work` pushes and pops the one range itself (counters_range_push/pop), around the
+// part of it to count; otherwise the whole of `work` is the range.
+void measure_locked(State& s, const std::function<void()>& work, CounterReport* rep, bool work_ranges) {
   const Cupti& c = cupti();
   const HostPlan& plan = s.plan;
   CUcontext ctx = nullptr;
@@ -585,14 +591,33 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
     start.pRangeProfilerObject = session.object;
     if ((r = c.cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) return failed("cuptiRangeProfilerStart", r);
     session.started = true;
-    auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-    push.pRangeProfilerObject = session.object;
-    push.pRangeName = "circles";
-    if ((r = c.cuptiRangeProfilerPushRange(&push)) != CUPTI_SUCCESS)
-      return failed("cuptiRangeProfilerPushRange", r);
-    session.pushed = true;
+    if (!work_ranges) {
+      auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+      push.pRangeProfilerObject = session.object;
+      push.pRangeName = "circles";
+      if ((r = c.cuptiRangeProfilerPushRange(&push)) != CUPTI_SUCCESS)
+        return failed("cuptiRangeProfilerPushRange", r);
+      session.pushed = true;
+    }
+    struct WorkRange {  // counters_range_push/pop find the session here while the work runs
+      RangeSession* s;
+      explicit WorkRange(RangeSession* x, bool on) : s(on ? x : nullptr) {
+        if (s) g_work_range = s, g_work_range_opened = false;
+      }
+      ~WorkRange() {
+        if (s) g_work_range = nullptr;
+      }
+    } work_range(&session, work_ranges);
     try {
       work();
+      if (work_ranges && !g_work_range_opened) {
+        rep->error = "the measured part never ran (its range was not opened)";
+        return;
+      }
+      if (work_ranges && session.pushed) {
+        rep->error = "the measured part's range was opened and not closed";
+        return;
+      }
     } catch (const std::exception& ex) {
       cudaDeviceSynchronize();
       cudaGetLastError();
@@ -610,11 +635,13 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
       rep->error = cuda_fail("the measured work", cerr);
       return;
     }
-    auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-    pop.pRangeProfilerObject = session.object;
-    session.pushed = false;
-    if ((r = c.cuptiRangeProfilerPopRange(&pop)) != CUPTI_SUCCESS)
-      return failed("cuptiRangeProfilerPopRange", r);
+    if (!work_ranges) {
+      auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      pop.pRangeProfilerObject = session.object;
+      session.pushed = false;
+      if ((r = c.cuptiRangeProfilerPopRange(&pop)) != CUPTI_SUCCESS)
+        return failed("cuptiRangeProfilerPopRange", r);
+    }
     auto stop = CIRCLES_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = session.object;
     session.started = false;
@@ -681,7 +708,37 @@ std::string counters_unavailable_reason() {
   }
 }
 
-CounterReport measure_counters(const std::function<void()>& work) {
+bool counters_range_push(const char* name) {
+  RangeSession* session = g_work_range;
+  if (!session || session->pushed) return false;
+  auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+  push.pRangeProfilerObject = session->object;
+  push.pRangeName = name;
+  if (session->c.cuptiRangeProfilerPushRange(&push) != CUPTI_SUCCESS) return false;
+  session->pushed = true;
+  g_work_range_opened = true;
+  return true;
+}
+
+bool counters_range_pop() {
+  RangeSession* session = g_work_range;
+  if (!session || !session->pushed) return false;
+  cudaDeviceSynchronize();  // every kernel of the part finishes inside its range
+  auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+  pop.pRangeProfilerObject = session->object;
+  session->pushed = false;
+  return session->c.cuptiRangeProfilerPopRange(&pop) == CUPTI_SUCCESS;
+}
+
+namespace {
+CounterReport measure(const std::function<void()>& work, bool work_ranges);
+}
+
+CounterReport measure_counters(const std::function<void()>& work) { return measure(work, false); }
+CounterReport measure_counters_in_range(const std::function<void()>& work) { return measure(work, true); }
+
+namespace {
+CounterReport measure(const std::function<void()>& work, bool work_ranges) {
   CounterReport rep;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -699,7 +756,7 @@ CounterReport measure_counters(const std::function<void()>& work) {
         bool& flag;
         ~Clear() { flag = false; }
       } clear{s.measuring};
-      measure_locked(s, work, &rep);
+      measure_locked(s, work, &rep, work_ranges);
     }
   } catch (const std::exception& e) {  // std::bad_alloc and the like; the work's own are caught inside
     rep.error = std::string("measuring counters failed: ") + e.what();
@@ -708,6 +765,7 @@ CounterReport measure_counters(const std::function<void()>& work) {
   rep.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return rep;
 }
+}  // namespace
 
 CounterPlan counters_plan_for_chip(const std::string& chip) {
   CounterPlan out;

@@ -62,6 +62,14 @@ std::string counters_unavailable_reason();
 // in `error`; nothing throws out of here. Serialized by a mutex; callable repeatedly. Kernels
 // enqueued before the call are waited for first and not counted.
 CounterReport measure_counters(const std::function<void()>& work);
+// The same, but the range is only the part of `work` between counters_range_push(name) and
+// counters_range_pop(), which `work` calls itself (a renderer around one stage's kernels): once
+// each per call; kernels outside it are not counted. An error if the work never opens it.
+CounterReport measure_counters_in_range(const std::function<void()>& work);
+// Open and close that range; true when there is one to open (or close) here, else nothing
+// happens (no measurement in progress). pop waits for the device first.
+bool counters_range_push(const char* name);
+bool counters_range_pop();
 
 // Host-only planning, no GPU needed (libcupti and its libnvperf_host are): which metrics of the
 // list a chip ("GH100", "AD102", ...) has and how many passes they need together.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/counters.h"
 #include "kernels/cuda_raii.h"
 #include "kernels/nvtx.h"
 #include "kernels/stage_timer.h"
@@ -56,6 +57,10 @@ class CudaRenderer : public Renderer {
   std::vector<StageTiming> timings(bool wait) const override;
   std::int64_t frame() const override { return frame_; }
   bool heat_counts(int tile, HeatCounts* out) override;
+  bool profile_stage(const std::string& stage) override {
+    profiled_ = stage;
+    return true;
+  }
   bool time_tiles(bool on) override;
   std::vector<double> tile_cycles(int* tile, int* tiles_x, int* tiles_y) override;
   const void* device_pixels() const override { return image_.get(); }
@@ -66,8 +71,12 @@ class CudaRenderer : public Renderer {
   virtual void draw() = 0;
   // A stage's kernels sit between stage_begin(name) and stage(name): the NVTX range
   // "renderer: name" covers their launches, and stage() records the end event the timings use.
-  void stage_begin(const char* name) { nvtx_push("renderer: ", name); }
+  void stage_begin(const char* name) {
+    nvtx_push("renderer: ", name);
+    if (!profiled_.empty() && profiled_ == name) counters_range_push(name);
+  }
   void stage(const char* name) {
+    if (!profiled_.empty() && profiled_ == name) counters_range_pop();
     timer_.mark(name, stream());
     nvtx_pop();
   }
@@ -101,6 +110,7 @@ class CudaRenderer : public Renderer {
   std::uint64_t seed_ = 1;
   std::int64_t frame_ = 0;
   bool timing_tiles_ = false;
+  std::string profiled_;  // the stage whose kernels the counter range covers ("" none)
   DeviceBuffer<unsigned long long> tile_cycles_;  // one per tile of the smallest tile (16)
   DeviceBuffer<int> heat_tiles_, heat_pixels_;
 };

@@ -523,7 +523,7 @@ TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
   EXPECT_TRUE(contains(hc.err, "heat: unavailable: the frame is drawn on the CPU")) << hc.err;
   const Result c = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--counters", "nope"});
   EXPECT_EQ(c.rc, 2) << describe(c);
-  EXPECT_TRUE(contains(c.err, "--counters 'nope': expected frame or a lab variant")) << c.err;
+  EXPECT_TRUE(contains(c.err, "--counters 'nope': expected frame, stage:NAME (a stage of the renderer")) << c.err;
   // A CPU renderer's frame has no kernels to count: said, exit 1.
   const Result f = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "--counters", "frame"});
   EXPECT_EQ(f.rc, 1) << describe(f);
@@ -811,6 +811,28 @@ TEST_F(ViewerBinary, GpuCountersOfALabVariantAndOfTheFrame) {
                             "800x600", "--counters", "frame"});
   ASSERT_EQ(f.rc, 0) << describe(f);
   EXPECT_TRUE(contains(f.err, "counters: frame: cuda-tile-binned (1 pass, ")) << f.err;
+  // One stage: only its kernels. The sort reads and writes its keys and ids: DRAM traffic, no
+  // shading; the shade stage executes far more instructions than the sort.
+  auto instructions = [](const std::string& err) {
+    const std::size_t at = err.find("warp instructions ");
+    return at == std::string::npos ? -1.0 : std::atof(err.c_str() + at + 18);
+  };
+  const Result sort = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                               "800x600", "--counters", "stage:sort"});
+  ASSERT_EQ(sort.rc, 0) << describe(sort);
+  EXPECT_TRUE(contains(sort.err, "counters: stage: cuda-tile-binned sort (1 pass, ")) << sort.err;
+  const Result shade = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                                "800x600", "--counters", "stage:clear+shade"});
+  ASSERT_EQ(shade.rc, 0) << describe(shade);
+  const double frame_inst = instructions(f.err), sort_inst = instructions(sort.err),
+               shade_inst = instructions(shade.err);
+  EXPECT_GT(sort_inst, 0);
+  EXPECT_GT(shade_inst, 4 * sort_inst);
+  EXPECT_LT(sort_inst + shade_inst, frame_inst);  // the frame holds both and more
+  const Result none = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                               "800x600", "--counters", "stage:nope"});
+  EXPECT_EQ(none.rc, 1) << describe(none);
+  EXPECT_TRUE(contains(none.err, "not a target here (no such stage)")) << none.err;
 }
 
 // The heat maps over a CUDA renderer's frame: each mode logs its range; biglittle's blends are
