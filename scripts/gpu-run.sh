@@ -157,6 +157,14 @@ for step in "${steps[@]}"; do
       "$BIN/circles" view --offscreen rand1M -s 800x600 --render-size 1024x1024 --quit-after 2 --counters frame \
         > "$OUT/viewer_counters_frame.log" 2>&1 || status=1
       grep -E "counters:" "$OUT/viewer_counters_frame.log"
+      for stage in sort clear+shade; do
+        "$BIN/circles" view --offscreen rand1M -s 800x600 --render-size 1024x1024 --quit-after 8 --counters "stage:$stage" \
+          > "$OUT/viewer_counters_stage_$stage.log" 2>&1 || status=1
+        grep -E "counters:" "$OUT/viewer_counters_stage_$stage.log"
+        ncu --cache-control none --clock-control none --nvtx --nvtx-include "renderer: $stage/" \
+          --metrics "$m,sm__cycles_active.sum" --csv "$BIN/circles" render rand1M -r cuda-tile-binned -s 1024x1024 \
+          -o /tmp/ncu.png > "$OUT/viewer_counters_stage_${stage}_ncu.csv" 2> "$OUT/viewer_counters_stage_${stage}_ncu.err" || status=1
+      done
       ncu --cache-control none --clock-control none --metrics "$m,sm__cycles_active.sum" --csv "$BIN/circles" render rand1M -r cuda-tile-binned -s 1024x1024 -o /tmp/ncu.png \
         > "$OUT/viewer_counters_frame_ncu.csv" 2> "$OUT/viewer_counters_frame_ncu.err" || status=1
       ;;
