@@ -2,7 +2,7 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] (default: the first four; the lab steps are named explicitly).
+# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] (default: the first four; the lab steps are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -177,7 +177,7 @@ for step in "${steps[@]}"; do
           "$BIN/circles" view --offscreen "$scene" -s 1280x720 --quit-after 300 --play "${extra[@]}" \
             > "$OUT/live_${scene}_$tag.log" 2>&1
           rc=$?; [ "$rc" -eq 0 ] || status=1
-          echo "$scene $tag rc=$rc $(grep -E '^  frame ' "$OUT/live_${scene}_$tag.log") $(grep -E 'lab: kernels' "$OUT/live_${scene}_$tag.log")"
+          echo "$scene $tag rc=$rc $(grep -E '^  frame ' "$OUT/live_${scene}_$tag.log") $(grep -E 'lab: kernels|host: kernels' "$OUT/live_${scene}_$tag.log" | tr '\n' ' ')"
         done
       done
       echo "== screenshots: the Kernels panel (reduction ladder, HBM input), the transpose view"
@@ -187,6 +187,20 @@ for step in "${steps[@]}"; do
       "$BIN/circles" view --offscreen biglittle -s 1400x1000 --quit-after 3 --transpose-view transpose-best \
         --screenshot "$OUT/viewer_transpose.png" > "$OUT/viewer_transpose.log" 2>&1 || status=1
       grep -E "transpose view:" "$OUT/viewer_transpose.log"
+      ;;
+    heat)
+      echo "== heat maps on biglittle (screenshots), and compute-sanitizer on their kernels"
+      for m in blends time circles; do
+        "$BIN/circles" view --offscreen biglittle -s 1400x1000 --quit-after 5 --heat $m --screenshot "$OUT/viewer_heat_$m.png" \
+          2>&1 | grep -E "heat:"
+      done
+      : > "$OUT/heat_sanitizer.log"
+      for r in cuda-tile-scan cuda-tile-binned; do for m in blends time; do for tool in memcheck racecheck; do
+        compute-sanitizer --tool $tool --error-exitcode 9 "$BIN/circles" view --offscreen rand10k -r $r -s 640x480 \
+          --quit-after 3 --heat $m > /tmp/s.log 2>&1
+        rc=$?; echo "$tool $r $m rc=$rc $(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/s.log)"; cat /tmp/s.log >> "$OUT/heat_sanitizer.log"
+        [ "$rc" -eq 0 ] || status=1
+      done; done; done
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"
