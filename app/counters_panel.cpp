@@ -12,9 +12,7 @@ namespace circles {
 
 void counters_panel(CountersUi& c) {
   if (!c.unavailable.empty()) {
-    ImGui::PushTextWrapPos(0.f);
-    ImGui::TextDisabled("unavailable: %s", c.unavailable.c_str());
-    ImGui::PopTextWrapPos();
+    panel_unavailable(c.unavailable);
     return;
   }
   if (c.targets.empty()) return;

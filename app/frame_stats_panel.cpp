@@ -20,9 +20,7 @@ void verdict(const std::string& text, bool ok) {
 
 void frame_stats_panel(FrameStatsUi& f) {
   if (!f.unavailable.empty()) {
-    ImGui::PushTextWrapPos(0.f);
-    ImGui::TextDisabled("unavailable: %s", f.unavailable.c_str());
-    ImGui::PopTextWrapPos();
+    panel_unavailable(f.unavailable);
     return;
   }
   if (f.variants.empty()) return;
@@ -58,9 +56,7 @@ void frame_stats_panel(FrameStatsUi& f) {
   ImGui::Separator();
   ImGui::TextDisabled("transpose view");
   if (!f.transpose_unavailable.empty()) {
-    ImGui::PushTextWrapPos(0.f);
-    ImGui::TextDisabled("unavailable: %s", f.transpose_unavailable.c_str());
-    ImGui::PopTextWrapPos();
+    panel_unavailable(f.transpose_unavailable);
     return;
   }
   if (f.transposes.empty()) return;

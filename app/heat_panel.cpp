@@ -34,9 +34,7 @@ void legend(const HeatUi& h) {
 
 void heat_panel(HeatUi& h) {
   if (!h.unavailable.empty()) {
-    ImGui::PushTextWrapPos(0.f);
-    ImGui::TextDisabled("unavailable: %s", h.unavailable.c_str());
-    ImGui::PopTextWrapPos();
+    panel_unavailable(h.unavailable);
     return;
   }
   ImGui::SetNextItemWidth(-1);

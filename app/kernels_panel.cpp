@@ -69,9 +69,7 @@ void gbps_bars(const KernelsUi& k) {
 
 void kernels_panel(KernelsUi& k) {
   if (!k.unavailable.empty()) {
-    ImGui::PushTextWrapPos(0.f);
-    ImGui::TextDisabled("unavailable: %s", k.unavailable.c_str());
-    ImGui::PopTextWrapPos();
+    panel_unavailable(k.unavailable);
   }
   const float w = ImGui::GetContentRegionAvail().x;
   if (combo("family", k.families, &k.family, w * 0.45f)) {

@@ -363,6 +363,12 @@ void view_panel(const ViewUi& v, std::vector<Action>& actions) {
   ImGui::TextDisabled("drag: pan   wheel: zoom   click: inspect");
 }
 
+void panel_unavailable(const std::string& why) {
+  ImGui::PushTextWrapPos(0.f);
+  ImGui::TextDisabled("unavailable: %s", why.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 void help_window(bool* open, float display_w, float display_h) {
   if (!*open) return;
   // Centred over the scene area, sized to its contents.
@@ -427,34 +433,21 @@ float draw_panel_column(UiState& ui, float /*display_w*/, float display_h) {
     if (header("Check", false)) check_panel(ui.check, ui.actions);
     if (std::exchange(ui.frame_stats.reveal, false)) ImGui::SetNextItemOpen(true);
     if (header("Lab on the frame", false)) frame_stats_panel(ui.frame_stats);
-    // --kernels: open the panel and scroll the column to it (two frames, as for the inspector).
-    const bool reveal_kernels = ui.kernels.reveal > 0;
-    if (reveal_kernels) --ui.kernels.reveal;
-    if (reveal_kernels) ImGui::SetNextItemOpen(true);
-    if (header("Kernels", false)) {
-      if (reveal_kernels) ImGui::SetScrollHereY(0.f);
-      kernels_panel(ui.kernels);
-    }
-    const bool reveal_counters = ui.counters.reveal > 0;
-    if (reveal_counters) --ui.counters.reveal;
-    if (reveal_counters) ImGui::SetNextItemOpen(true);
-    if (header("Counters", false)) {
-      if (reveal_counters) ImGui::SetScrollHereY(0.f);
-      counters_panel(ui.counters);
-    }
-    const bool reveal_heat = ui.heat.reveal > 0;
-    if (reveal_heat) --ui.heat.reveal;
-    if (reveal_heat) ImGui::SetNextItemOpen(true);
-    if (header("Heat map", false)) heat_panel(ui.heat);
+    // A panel a flag or a new answer reveals: opened, and the column scrolled to it, for `reveal`
+    // frames (two: the column's scroll range covers the panel's contents only from the second).
+    auto revealing = [&](const char* name, int& reveal) {
+      const bool now = reveal > 0;
+      if (now) --reveal;
+      if (now) ImGui::SetNextItemOpen(true);
+      if (!header(name, false)) return false;
+      if (now) ImGui::SetScrollHereY(0.f);
+      return true;
+    };
+    if (revealing("Kernels", ui.kernels.reveal)) kernels_panel(ui.kernels);
+    if (revealing("Counters", ui.counters.reveal)) counters_panel(ui.counters);
+    if (revealing("Heat map", ui.heat.reveal)) heat_panel(ui.heat);
     if (header("View", false)) view_panel(ui.view, ui.actions);
-    // Two frames: the column's scroll range covers the panel's contents only from the second.
-    const bool reveal_inspector = ui.inspector.reveal > 0;
-    if (reveal_inspector) --ui.inspector.reveal;
-    if (reveal_inspector) ImGui::SetNextItemOpen(true);
-    if (header("Inspector", false)) {
-      if (reveal_inspector) ImGui::SetScrollHereY(0.f);  // a new answer: scroll the column to it
-      inspector_panel(ui.inspector);
-    }
+    if (revealing("Inspector", ui.inspector.reveal)) inspector_panel(ui.inspector);
     overflow = ImGui::GetScrollMaxY();
   }
   ImGui::End();

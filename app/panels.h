@@ -2,6 +2,7 @@
 // (app/viewer_state.h); what they ask for goes into `actions` or a request field, and the viewer
 // carries it out. They read only static tables (scene_registry, renderer_registry) besides.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "app/viewer_state.h"
@@ -25,6 +26,8 @@ void timings_panel(const TimingsUi& timings);
 void export_panel(ExportUi& export_png, std::vector<Action>& actions);
 void check_panel(CheckUi& check, std::vector<Action>& actions);
 void view_panel(const ViewUi& view, std::vector<Action>& actions);
+// "unavailable: WHY", greyed and wrapped: what a panel shows instead of what it cannot do here.
+void panel_unavailable(const std::string& why);
 // The Help window (over the scene area, only while open): every shortcut from shortcuts().
 void help_window(bool* open, float display_w, float display_h);
 

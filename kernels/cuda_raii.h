@@ -81,6 +81,18 @@ class CudaEvent {
   void record(cudaStream_t s) { CUDA_CHECK(cudaEventRecord(e_, s)); }
   cudaEvent_t get() const { return e_; }
   void synchronize() const { CUDA_CHECK(cudaEventSynchronize(e_)); }
+  // Whether the work before the event has completed: a query that never blocks, or with
+  // wait = true a synchronize (then always true). Errors throw like every CUDA call.
+  bool done(bool wait = false) const {
+    if (wait) {
+      synchronize();
+      return true;
+    }
+    const cudaError_t q = cudaEventQuery(e_);
+    if (q == cudaErrorNotReady) return false;
+    CUDA_CHECK(q);
+    return true;
+  }
   // Milliseconds from `start` to this event; waits for this event.
   float since(const CudaEvent& start) const {
     CUDA_CHECK(cudaEventSynchronize(e_));

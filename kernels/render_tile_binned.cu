@@ -322,9 +322,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // Grows the capacity if the last frame whose total has arrived needed (nearly) more.
   void grow_from_last_total() {
     if (!total_pending_) return;
-    const cudaError_t q = cudaEventQuery(total_ready_.get());
-    if (q == cudaErrorNotReady) return;  // look again next frame
-    CUDA_CHECK(q);
+    if (!total_ready_.done()) return;  // look again next frame
     total_pending_ = false;
     const unsigned long long total = *host_total_;
     if (total + total / 16 > capacity_) capacity_ = std::max(capacity_, capacity_for(total, limit_));

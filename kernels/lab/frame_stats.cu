@@ -139,13 +139,7 @@ std::optional<FrameStats> FrameReducer::poll(bool wait) {
   if (!impl_) return std::nullopt;
   Impl& m = *impl_;
   if (!m.pending) return std::nullopt;
-  if (wait) {
-    CUDA_CHECK(cudaEventSynchronize(m.stop.get()));
-  } else {
-    const cudaError_t q = cudaEventQuery(m.stop.get());
-    if (q == cudaErrorNotReady) return std::nullopt;
-    CUDA_CHECK(q);
-  }
+  if (!m.stop.done(wait)) return std::nullopt;
   m.pending = false;
   FrameStats s;
   s.pixels = m.pixels;
@@ -270,13 +264,7 @@ bool FrameTransposer::enqueue(LaunchFn launch, int param, const void* image, int
 std::optional<TransposedFrame> FrameTransposer::poll(bool wait) {
   if (!impl_ || !impl_->pending) return std::nullopt;
   Impl& m = *impl_;
-  if (wait) {
-    CUDA_CHECK(cudaEventSynchronize(m.stop.get()));
-  } else {
-    const cudaError_t q = cudaEventQuery(m.stop.get());
-    if (q == cudaErrorNotReady) return std::nullopt;
-    CUDA_CHECK(q);
-  }
+  if (!m.stop.done(wait)) return std::nullopt;
   m.pending = false;
   m.have_image = true;
   TransposedFrame t;

@@ -208,11 +208,7 @@ std::optional<double> LabBench::poll_timed(int slot, bool wait) {
   if (slot < 0 || slot >= static_cast<int>(s.slots.size())) return std::nullopt;
   Impl::Slot& t = *s.slots[static_cast<std::size_t>(slot)];
   if (!t.pending) return std::nullopt;
-  if (!wait) {
-    const cudaError_t q = cudaEventQuery(t.stop.get());
-    if (q == cudaErrorNotReady) return std::nullopt;
-    CUDA_CHECK(q);
-  }
+  if (!t.stop.done(wait)) return std::nullopt;
   t.pending = false;
   return t.stop.since(t.start);
 }
