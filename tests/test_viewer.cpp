@@ -505,6 +505,34 @@ TEST_F(ViewerBinary, FrameStatsNeedAFloatReductionAndACudaFrame) {
 
 // --kernels and --transpose-view: bad values are usage errors (exit 2) naming what is accepted;
 // without a GPU both say why they cannot run (exit 1), the frame is still drawn.
+// --kernels opens its panel (anywhere, Mesa too, greyed without a GPU): the panel column of a
+// screenshot differs from the same window without them over many rows (the opened panel's text:
+// the reduction ladder's 13 rows alone are ~280 pixels tall).
+TEST_F(ViewerBinary, LabPanelsOpenAndDrawInTheColumn) {
+  const std::vector<std::string> base = {"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "3",
+                                         "-s", "1280x1400"};
+  std::vector<std::string> plain = base, lab = base;
+  plain.insert(plain.end(), {"--screenshot", path("plain.png")});
+  lab.insert(lab.end(), {"--kernels", "reduce", "--screenshot", path("lab.png")});
+  const Result a = circles(plain);
+  ASSERT_EQ(a.rc, 0) << describe(a);
+  const Result b = circles(lab);
+  ASSERT_TRUE(b.rc == 0 || b.rc == 1) << describe(b);  // 1 without a GPU: the lab is unavailable
+  const Image pa = read_png(path("plain.png")), pb = read_png(path("lab.png"));
+  ASSERT_EQ(pa.width, pb.width);
+  ASSERT_EQ(pa.height, pb.height);
+  int rows = 0;
+  for (int j = 0; j < pa.height; ++j)
+    for (int i = 0; i < kPanelWidth; ++i) {
+      const Float4 &p = pa.at(i, j), &q = pb.at(i, j);
+      if (p.x != q.x || p.y != q.y || p.z != q.z) {
+        ++rows;
+        break;
+      }
+    }
+  EXPECT_GT(rows, 280) << "rows of the panel column that changed";
+}
+
 TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
   const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--kernels", "reduce:nope"});
   EXPECT_EQ(bad.rc, 2) << describe(bad);
