@@ -80,6 +80,19 @@ __global__ void max_planes_kernel(const float* __restrict__ planes, std::size_t 
   if ((threadIdx.x & 31) == 0) atomicMax(out + c, __float_as_uint(m));
 }
 
+// A lab launcher's arguments for one f32 plane of the frame.
+LaunchArgs plane_args(const float* in, float* out, Shape shape, int param, Scratch* scratch, cudaStream_t st) {
+  LaunchArgs a;
+  a.in = in;
+  a.out = out;
+  a.shape = shape;
+  a.type = Elem::f32;
+  a.param = param;
+  a.scratch = scratch;
+  a.stream = st;
+  return a;
+}
+
 unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + 255) / 256); }
 
 }  // namespace
@@ -118,15 +131,7 @@ bool FrameReducer::enqueue(LaunchFn launch, int param, const void* image, int wi
                                                                           height, bg, m.planes.get());
   CUDA_CHECK_LAUNCH();
   for (int c = 0; c < 5; ++c) {
-    LaunchArgs a;
-    a.in = m.planes.get() + c * n;
-    a.out = m.sums.get() + c;
-    a.shape.n = n;
-    a.type = Elem::f32;
-    a.param = param;
-    a.scratch = &m.scratch;
-    a.stream = st;
-    launch(a);
+    launch(plane_args(m.planes.get() + c * n, m.sums.get() + c, Shape{n, 0, 0}, param, &m.scratch, st));
   }
   CUDA_CHECK(cudaMemcpyAsync(m.host, m.sums.get(), 5 * sizeof(float), cudaMemcpyDeviceToHost, st));
   m.stop.record(st);
@@ -168,15 +173,7 @@ DiffStats diff_stats_gpu(const Image& a, const Image& b, LaunchFn sum, int param
   diff_planes_kernel<<<blocks_for(n), 256, 0, st>>>(da.get(), db.get(), n, planes.get());
   CUDA_CHECK_LAUNCH();
   for (int c = 0; c < 4; ++c) {
-    LaunchArgs args;
-    args.in = planes.get() + c * n;
-    args.out = sums.get() + c;
-    args.shape.n = n;
-    args.type = Elem::f32;
-    args.param = param;
-    args.scratch = &scratch;
-    args.stream = st;
-    sum(args);
+    sum(plane_args(planes.get() + c * n, sums.get() + c, Shape{n, 0, 0}, param, &scratch, st));
   }
   CUDA_CHECK(cudaMemsetAsync(maxima.get(), 0, 4 * sizeof(unsigned), st));
   max_planes_kernel<<<dim3(std::min<unsigned>(blocks_for(n), 1024), 4), 256, 0, st>>>(planes.get(), n, maxima.get());
@@ -238,17 +235,8 @@ bool FrameTransposer::enqueue(LaunchFn launch, int param, const void* image, int
   CUDA_CHECK_LAUNCH();
   m.start.record(st);
   for (int c = 0; c < 4; ++c) {
-    LaunchArgs a;
-    a.in = m.planes.get() + c * n;
-    a.out = m.transposed.get() + c * n;
-    a.shape.n = n;
-    a.shape.width = width;
-    a.shape.height = height;
-    a.type = Elem::f32;
-    a.param = param;
-    a.scratch = &m.scratch;
-    a.stream = st;
-    launch(a);
+    launch(plane_args(m.planes.get() + c * n, m.transposed.get() + c * n, Shape{n, width, height}, param,
+                      &m.scratch, st));
   }
   m.mid.record(st);
   interleave_kernel<<<blocks_for(n), 256, 0, st>>>(m.transposed.get(), n, m.image.get(), m.texels.get());
