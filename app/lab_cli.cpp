@@ -30,12 +30,6 @@ using lab::Shape;
 using lab::Task;
 using lab::Variant;
 
-namespace {
-// --counters. Kept here rather than in KernelsOptions (app/lab_cli.h) for now; it is set only by
-// the parser that add_kernels_command builds, and reset each time one is built.
-bool g_counters = false;
-}  // namespace
-
 lab::Shape parse_lab_size(const std::string& text) {
   auto bad = [&]() {
     return std::invalid_argument("bad size '" + text + "': expected N (e.g. 67108864), 2^K (e.g. 2^26) or WxH");
@@ -98,8 +92,7 @@ CLI::App* add_kernels_command(CLI::App& app, KernelsOptions* o) {
   k->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str()->check(seed_check());
   k->add_option("--json", o->json_path, "also write one record per measurement to this JSON file");
   k->add_flag("--list", o->list, "list the registry (families, variants, knobs, sources) and exit");
-  g_counters = false;
-  k->add_flag("--counters", g_counters,
+  k->add_flag("--counters", o->counters,
               "after each variant is checked and timed, run it once more under CUPTI's range profiler "
               "and print its hardware counters under its row (and into --json): DRAM bytes read and "
               "written, shared-load wavefronts and bank conflicts, achieved occupancy, threads per warp "
@@ -421,7 +414,7 @@ int run_kernels(const KernelsOptions& o) {
               dev.name.c_str(), dev.sm_count, o.repeat, o.warmup);
   const lab::Timing timing{o.repeat, o.warmup};
   // Counters: asked for, and readable here; otherwise the reason, once, and the rest runs.
-  bool counters = g_counters;
+  bool counters = o.counters;
   if (counters) {
     const std::string no = counters_unavailable_reason();
     if (!no.empty()) {

@@ -24,6 +24,7 @@ struct KernelsOptions {
   std::uint64_t seed = 1;
   std::string json_path;
   bool list = false;
+  bool counters = false;              // also read each variant's hardware counters (CUPTI)
 };
 
 // Adds the `kernels` subcommand to `app`, filling `opt`.
