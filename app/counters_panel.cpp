@@ -16,13 +16,7 @@ void counters_panel(CountersUi& c) {
     return;
   }
   if (c.targets.empty()) return;
-  c.selected = std::clamp(c.selected, 0, static_cast<int>(c.targets.size()) - 1);
-  ImGui::SetNextItemWidth(-80);
-  if (ImGui::BeginCombo("##target", c.targets[static_cast<std::size_t>(c.selected)].c_str())) {
-    for (int i = 0; i < static_cast<int>(c.targets.size()); ++i)
-      if (ImGui::Selectable(c.targets[static_cast<std::size_t>(i)].c_str(), i == c.selected)) c.selected = i;
-    ImGui::EndCombo();
-  }
+  string_combo("##target", c.targets, &c.selected, -80);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the renderer's whole frame (every stage's kernels), or a lab variant ticked in the\n"
                       "Kernels panel (one run on that panel's input)");

@@ -24,16 +24,9 @@ void frame_stats_panel(FrameStatsUi& f) {
     return;
   }
   if (f.variants.empty()) return;
-  f.selected = std::clamp(f.selected, 0, static_cast<int>(f.variants.size()) - 1);
-  ImGui::SetNextItemWidth(-90);
-  if (ImGui::BeginCombo("reduction", f.variants[static_cast<std::size_t>(f.selected)].c_str())) {
-    for (int i = 0; i < static_cast<int>(f.variants.size()); ++i)
-      if (ImGui::Selectable(f.variants[static_cast<std::size_t>(i)].c_str(), i == f.selected)) {
-        f.selected = i;
-        f.last.reset();
-        f.check.clear();
-      }
-    ImGui::EndCombo();
+  if (string_combo("reduction", f.variants, &f.selected, -90)) {
+    f.last.reset();
+    f.check.clear();
   }
   ImGui::Checkbox("every frame", &f.every_frame);
   ImGui::SameLine();
@@ -60,16 +53,7 @@ void frame_stats_panel(FrameStatsUi& f) {
     return;
   }
   if (f.transposes.empty()) return;
-  f.transpose_selected = std::clamp(f.transpose_selected, 0, static_cast<int>(f.transposes.size()) - 1);
-  ImGui::SetNextItemWidth(-90);
-  if (ImGui::BeginCombo("transpose", f.transposes[static_cast<std::size_t>(f.transpose_selected)].c_str())) {
-    for (int i = 0; i < static_cast<int>(f.transposes.size()); ++i)
-      if (ImGui::Selectable(f.transposes[static_cast<std::size_t>(i)].c_str(), i == f.transpose_selected)) {
-        f.transpose_selected = i;
-        f.transpose_check.clear();
-      }
-    ImGui::EndCombo();
-  }
+  if (string_combo("transpose", f.transposes, &f.transpose_selected, -90)) f.transpose_check.clear();
   ImGui::Checkbox("show mirrored", &f.transpose_view);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the frame's colour planes transposed by this variant every frame and shown in place of\n"

@@ -17,22 +17,6 @@ namespace {
 const ImVec4 kGood(0.45f, 0.9f, 0.45f, 1.f);
 const ImVec4 kBad(1.f, 0.42f, 0.38f, 1.f);
 
-bool combo(const char* label, const std::vector<std::string>& items, int* index, float width) {
-  if (items.empty()) return false;
-  *index = std::clamp(*index, 0, static_cast<int>(items.size()) - 1);
-  bool changed = false;
-  ImGui::SetNextItemWidth(width);
-  if (ImGui::BeginCombo(label, items[static_cast<std::size_t>(*index)].c_str())) {
-    for (int i = 0; i < static_cast<int>(items.size()); ++i)
-      if (ImGui::Selectable(items[static_cast<std::size_t>(i)].c_str(), i == *index) && i != *index) {
-        *index = i;
-        changed = true;
-      }
-    ImGui::EndCombo();
-  }
-  return changed;
-}
-
 // Horizontal bars of GB/s, one per timed variant, scaled to the fastest or the copy; the copy's
 // GB/s as a vertical line across them all.
 void gbps_bars(const KernelsUi& k) {
@@ -72,14 +56,14 @@ void kernels_panel(KernelsUi& k) {
     panel_unavailable(k.unavailable);
   }
   const float w = ImGui::GetContentRegionAvail().x;
-  if (combo("family", k.families, &k.family, w * 0.45f)) {
+  if (string_combo("family", k.families, &k.family, w * 0.45f)) {
     k.task = 0;
     k.rows.clear();  // the runner rebuilds them for the new family
     k.changed = true;
   }
   if (k.tasks.size() > 1) {
     ImGui::SameLine();
-    if (combo("##task", k.tasks, &k.task, -1)) {
+    if (string_combo("##task", k.tasks, &k.task, -1)) {
       k.rows.clear();
       k.changed = true;
     }
@@ -147,7 +131,7 @@ void kernels_panel(KernelsUi& k) {
         std::vector<std::string> values;
         for (int p : r.params) values.push_back(std::to_string(p));
         ImGui::SameLine();
-        combo(("##" + r.param_name).c_str(), values, &r.param_index, 46);
+        string_combo(("##" + r.param_name).c_str(), values, &r.param_index, 46);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.param_name.c_str());
       }
       ImGui::TableSetColumnIndex(1);

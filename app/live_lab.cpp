@@ -210,8 +210,7 @@ std::string LiveLab::ncu_command(const KernelsUi& ui, int row) {
   std::string cmd = "ncu --metrics " + metrics + " circles kernels " + ui.families[static_cast<std::size_t>(ui.family)] +
                     " --variant " + r.name;
   if (!r.params.empty())
-    cmd += " --param " + std::to_string(r.params[static_cast<std::size_t>(
-                             std::clamp(r.param_index, 0, static_cast<int>(r.params.size()) - 1))]);
+    cmd += " --param " + std::to_string(r.param());
   cmd += " --size " + shape.text();
   if (!ui.types.empty()) cmd += " --type " + ui.types[static_cast<std::size_t>(ui.type)];
   return cmd + " --repeat 1 --warmup 0";
@@ -283,10 +282,6 @@ struct RowState {
   bool runnable = false;        // its check ran (ok or WRONG: both are timed)
   bool in_flight = false;
 };
-
-int row_param(const KernelRow& r) {
-  return r.params.empty() ? 0 : r.params[static_cast<std::size_t>(std::clamp(r.param_index, 0, static_cast<int>(r.params.size()) - 1))];
-}
 
 }  // namespace
 
@@ -416,10 +411,10 @@ void LiveLab::update(KernelsUi& ui, void* stream, void (*stage)(void*, const std
     for (std::size_t i = 0; i < ui.rows.size(); ++i) {
       const KernelRow& r = ui.rows[i];
       if (!r.ticked || !r.unavailable.empty()) continue;
-      if (build || s.rows[i].checked_param != row_param(r)) {
-        jobs.push_back({static_cast<int>(i), find_lab_variant(r.name), row_param(r)});
+      if (build || s.rows[i].checked_param != r.param()) {
+        jobs.push_back({static_cast<int>(i), find_lab_variant(r.name), r.param()});
         ui.rows[i].check = "checking";
-        if (s.rows[i].checked_param != row_param(r)) {
+        if (s.rows[i].checked_param != r.param()) {
           ui.rows[i].ms.clear();
           ui.rows[i].median_ms = ui.rows[i].gbps = 0;
         }
@@ -443,9 +438,9 @@ void LiveLab::update(KernelsUi& ui, void* stream, void (*stage)(void*, const std
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = all ? k : (s.next_row + k) % n;
       const KernelRow& r = ui.rows[i];
-      if (!r.ticked || !r.unavailable.empty() || s.rows[i].checked_param != row_param(r) || !s.rows[i].runnable)
+      if (!r.ticked || !r.unavailable.empty() || s.rows[i].checked_param != r.param() || !s.rows[i].runnable)
         continue;
-      s.bench->enqueue_timed(*find_lab_variant(r.name), row_param(r), static_cast<int>(i), stream);
+      s.bench->enqueue_timed(*find_lab_variant(r.name), r.param(), static_cast<int>(i), stream);
       s.rows[i].in_flight = true;
       ++s.round_left;
       if (!all) {
@@ -477,7 +472,7 @@ CounterReport LiveLab::counters(KernelsUi& ui, int row) {
       return report;
     }
     const Variant& v = *find_lab_variant(r.name);
-    const int param = row_param(r);
+    const int param = r.param();
     if (!s.bench) s.bench = std::make_unique<lab::LabBench>(s.cfg.task, s.cfg.type, s.cfg.shape, kLiveSeed);
     if (s.rows.size() != ui.rows.size()) s.rows.resize(ui.rows.size());
     RowState& st = s.rows[static_cast<std::size_t>(row)];

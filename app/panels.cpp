@@ -363,6 +363,22 @@ void view_panel(const ViewUi& v, std::vector<Action>& actions) {
   ImGui::TextDisabled("drag: pan   wheel: zoom   click: inspect");
 }
 
+bool string_combo(const char* label, const std::vector<std::string>& items, int* index, float width) {
+  if (items.empty()) return false;
+  *index = std::clamp(*index, 0, static_cast<int>(items.size()) - 1);
+  bool changed = false;
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::BeginCombo(label, items[static_cast<std::size_t>(*index)].c_str())) {
+    for (int i = 0; i < static_cast<int>(items.size()); ++i)
+      if (ImGui::Selectable(items[static_cast<std::size_t>(i)].c_str(), i == *index) && i != *index) {
+        *index = i;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
 void panel_unavailable(const std::string& why) {
   ImGui::PushTextWrapPos(0.f);
   ImGui::TextDisabled("unavailable: %s", why.c_str());

@@ -26,6 +26,8 @@ void timings_panel(const TimingsUi& timings);
 void export_panel(ExportUi& export_png, std::vector<Action>& actions);
 void check_panel(CheckUi& check, std::vector<Action>& actions);
 void view_panel(const ViewUi& view, std::vector<Action>& actions);
+// A combo over `items` (index clamped first) `width` wide; true when the user picked another one.
+bool string_combo(const char* label, const std::vector<std::string>& items, int* index, float width);
 // "unavailable: WHY", greyed and wrapped: what a panel shows instead of what it cannot do here.
 void panel_unavailable(const std::string& why);
 // The Help window (over the scene area, only while open): every shortcut from shortcuts().

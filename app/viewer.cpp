@@ -194,6 +194,7 @@ class Viewer {
   std::string transpose_variant_;  // the variant of the request in flight
   bool transpose_shown_ = false;   // the overlay holds the transposed frame
   void run_transpose_view(bool last_frame);
+  bool enqueue_transpose();  // the chosen variant over the frame on screen; false while one runs
   void check_transpose_view();
   // The heat map: counts (or the shade kernel's cycles) of the frame on screen, through the overlay.
   void run_heat(bool last_frame);
@@ -336,7 +337,7 @@ void Viewer::run_frame_stats() {
   }
   if (!f.every_frame) return;
   const lab::Variant& v = *find_lab_variant(f.variants[static_cast<std::size_t>(f.selected)]);
-  if (frame_reducer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+  if (frame_reducer_.enqueue(v.launch, v.default_param(), renderer_->device_pixels(), render_w_,
                              render_h_, scene_->background, renderer_->device_stream()))
     frame_stats_variant_ = v.name;
 }
@@ -365,16 +366,21 @@ void Viewer::run_transpose_view(bool last_frame) {
     f.transpose_ms = static_cast<float>(t->ms);
     record("lab: " + transpose_variant_, t->ms);
   }
-  const lab::Variant& v = *find_lab_variant(f.transposes[static_cast<std::size_t>(f.transpose_selected)]);
-  if (!last_frame && transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(),
-                                         renderer_->device_pixels(), render_w_, render_h_, renderer_->device_stream()))
-    transpose_variant_ = v.name;
+  if (!last_frame) enqueue_transpose();
   if (last_frame && !transpose_shown_) {  // --quit-after: the last frame shows its mirror image
-    transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
-                        render_h_, renderer_->device_stream());
-    transpose_variant_ = v.name;
+    enqueue_transpose();
     run_transpose_view(true);
   }
+}
+
+bool Viewer::enqueue_transpose() {
+  const FrameStatsUi& f = ui_.frame_stats;
+  const lab::Variant& v = *find_lab_variant(f.transposes[static_cast<std::size_t>(f.transpose_selected)]);
+  if (!transposer_.enqueue(v.launch, v.default_param(), renderer_->device_pixels(), render_w_, render_h_,
+                           renderer_->device_stream()))
+    return false;
+  transpose_variant_ = v.name;
+  return true;
 }
 
 void Viewer::check_transpose_view() {
@@ -387,9 +393,8 @@ void Viewer::check_transpose_view() {
     return;
   }
   transposer_.poll(true);  // the request in flight (an older frame) is done with
-  const lab::Variant& v = *find_lab_variant(f.transposes[static_cast<std::size_t>(f.transpose_selected)]);
-  transposer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
-                      render_h_, renderer_->device_stream());
+  enqueue_transpose();
+  const lab::Variant& v = *find_lab_variant(transpose_variant_);
   Image gpu, frame;
   transposer_.read_image(&gpu);
   renderer_->read_image(&frame);
@@ -508,8 +513,7 @@ void Viewer::run_kernels(bool last_frame) {
          k.shape.c_str(), static_cast<double>(k.copy_gbps), k.error.empty() ? "" : "; error: ", k.error.c_str());
   for (const KernelRow& r : k.rows) {
     if (!r.ticked) continue;
-    const std::string knob = r.params.empty() ? "" : " " + r.param_name + " " +
-        std::to_string(r.params[static_cast<std::size_t>(std::clamp(r.param_index, 0, int(r.params.size()) - 1))]);
+    const std::string knob = r.params.empty() ? "" : " " + r.param_name + " " + std::to_string(r.param());
     report("kernels: %s%s %s, %d runs, median %.4f ms, %.1f GB/s", r.name.c_str(), knob.c_str(),
            r.check.empty() ? "not run" : r.check.c_str(), r.ms.count(), static_cast<double>(r.median_ms),
            static_cast<double>(r.gbps));
@@ -656,7 +660,7 @@ void Viewer::check_frame_stats() {
   }
   frame_reducer_.poll(true);  // the request in flight (an older frame) is done with
   const lab::Variant& v = *find_lab_variant(f.variants[static_cast<std::size_t>(f.selected)]);
-  frame_reducer_.enqueue(v.launch, v.params.empty() ? 0 : v.params.front(), renderer_->device_pixels(), render_w_,
+  frame_reducer_.enqueue(v.launch, v.default_param(), renderer_->device_pixels(), render_w_,
                          render_h_, scene_->background, renderer_->device_stream());
   const std::optional<lab::FrameStats> gpu = frame_reducer_.poll(true);
   Image img;
@@ -900,7 +904,7 @@ void Viewer::start_check() {
       r.diff = difference_image(reference, *test, gain);
       if (sum) {
         const lab::DiffStats gpu = lab::diff_stats_gpu(*test, reference, sum->launch,
-                                                       sum->params.empty() ? 0 : sum->params.front());
+                                                       sum->default_param());
         const lab::DiffStats cpu = lab::diff_stats_cpu(*test, reference);
         r.gpu_stats_ok = lab::diff_stats_agree(gpu, cpu);
         char buf[400];

@@ -2,6 +2,7 @@
 // that draws from and writes to these; the viewer (app/viewer.cpp) fills in what panels show and
 // carries out what they request. No panel owns or touches a renderer.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -173,6 +174,10 @@ struct KernelRow {
   std::string param_name;  // "block", "stride", "radius" or "" (no knob)
   std::vector<int> params;
   int param_index = 0;
+  // The chosen knob value (0 for a variant without one).
+  int param() const {
+    return params.empty() ? 0 : params[static_cast<std::size_t>(std::clamp(param_index, 0, int(params.size()) - 1))];
+  }
   bool ticked = false;
   bool reference = false;   // the library line (CUB)
   std::string unavailable;  // why it cannot run live (greyed), or ""

@@ -127,7 +127,7 @@ TEST(LabOnTheFrame, EveryFloatReductionGivesTheFramesStatistics) {
       if (v.task != Task::reduce_sum || v.host || !v.launch) continue;
       if (std::find(v.types.begin(), v.types.end(), Elem::f32) == v.types.end()) continue;
       FrameReducer reducer;
-      const int param = v.params.empty() ? 0 : v.params.front();
+      const int param = v.default_param();
       ASSERT_TRUE(reducer.enqueue(v.launch, param, r->device_pixels(), 257, 193, scene.background,
                                   r->device_stream()));
       EXPECT_FALSE(reducer.enqueue(v.launch, param, r->device_pixels(), 257, 193, scene.background,
@@ -172,7 +172,7 @@ TEST(LabOnTheFrame, DifferenceStatisticsMatchTheCpu) {
   for (const Variant& v : lab_registry()) {
     if (v.task != Task::reduce_sum || v.host || !v.launch) continue;
     if (std::find(v.types.begin(), v.types.end(), Elem::f32) == v.types.end()) continue;
-    const int param = v.params.empty() ? 0 : v.params.front();
+    const int param = v.default_param();
     const DiffStats got = diff_stats_gpu(a, b, v.launch, param);
     EXPECT_TRUE(diff_stats_agree(got, want))
         << v.name << ": max " << got.max_abs[1] << " " << got.max_abs[3] << " sum " << got.sum_abs[1] << " "
@@ -207,7 +207,7 @@ TEST(LabOnTheFrame, EveryTransposeMirrorsTheFrameExactly) {
     for (const Variant& v : lab_registry()) {
       if (v.task != Task::transpose || v.host || !v.launch) continue;
       FrameTransposer t;
-      const int param = v.params.empty() ? 0 : v.params.front();
+      const int param = v.default_param();
       ASSERT_TRUE(t.enqueue(v.launch, param, r->device_pixels(), w, h, r->device_stream()));
       EXPECT_FALSE(t.enqueue(v.launch, param, r->device_pixels(), w, h, r->device_stream()));
       const std::optional<TransposedFrame> got = t.poll(true);

@@ -64,6 +64,7 @@ struct Variant {
   bool host = false;       // runs on the CPU (pointers are host memory, stream unused)
   int word_bytes = 4;      // bank_read: the width of one shared word (1, 2, 4, 8 or 16)
   LaunchFn launch = nullptr;  // nullptr in a build without CUDA
+  int default_param() const { return params.empty() ? 0 : params.front(); }  // the knob's default (0: none)
 };
 
 const char* family_name(Family f);
