@@ -543,6 +543,13 @@ TEST_F(ViewerBinary, KernelsAndTransposeViewFlags) {
   const Result t = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--transpose-view", "transpose-cpu-mt"});
   EXPECT_EQ(t.rc, 2) << describe(t);
   EXPECT_TRUE(contains(t.err, "not a device transpose of the lab (transpose-naive-read,")) << t.err;
+  const Result ks = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--kernels", "reduce", "--kernels-size",
+                             "big"});
+  EXPECT_EQ(ks.rc, 2) << describe(ks);
+  EXPECT_TRUE(contains(ks.err, "--kernels-size 'big': expected hbm (256 MiB inputs) or l2")) << ks.err;
+  const Result cq = circles({"view", "rgb", "--counters", "frame"});  // refused before any window opens
+  EXPECT_EQ(cq.rc, 2) << describe(cq);
+  EXPECT_TRUE(contains(cq.err, "--counters needs --quit-after N")) << cq.err;
   const Result h = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--heat", "hot"});
   EXPECT_EQ(h.rc, 2) << describe(h);
   EXPECT_TRUE(contains(h.err, "--heat 'hot': expected circles (per tile), blends (per pixel) or time")) << h.err;
