@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -58,6 +59,15 @@ int run_bench(const BenchOptions& opt) {
   };
   std::vector<Variant> variants;
   const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0 || !opt.settings.scan.empty();
+  // Modes: exact, and early exit for the renderers that have it (--modes, or --early-exit alone).
+  std::vector<bool> modes;
+  for (const std::string& m : opt.modes) {
+    if (m == "exact") modes.push_back(false);
+    else if (m == "early-exit") modes.push_back(true);
+    else throw std::invalid_argument("bench: --modes takes exact and early-exit, not '" + m + "'");
+  }
+  if (opt.settings.early_exit) modes = {true};
+  if (modes.empty()) modes = {false};
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     if (!info) make_renderer(name);  // throws, listing the names
@@ -69,20 +79,29 @@ int run_bench(const BenchOptions& opt) {
     } else {
       for (int t : info->tile_sizes) list.push_back({t, 0});
     }
-    for (const RendererSettings& s : list) {
-      RendererSettings r;
-      try {
-        r = resolve_settings(*info, s);
-      } catch (const std::invalid_argument& e) {
-        if (opt.renderers.size() == 1) throw;  // the one renderer asked for cannot take them
-        std::fprintf(stderr, "bench: skipping %s: %s\n", name.c_str(), e.what());
-        continue;
+    for (const bool early : modes) {
+      if (early && !info->early_exit) {
+        if (modes.size() == 1 && opt.renderers.size() == 1)
+          throw std::invalid_argument("renderer '" + name + "' has no early-exit mode (only cuda-tile-binned does)");
+        continue;  // exact only
       }
-      std::string label = name;
-      if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
-      if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
-      if (!opt.settings.scan.empty()) label += "/" + r.scan;
-      variants.push_back({name, label, r});
+      for (RendererSettings s : list) {
+        s.early_exit = early;
+        RendererSettings r;
+        try {
+          r = resolve_settings(*info, s);
+        } catch (const std::invalid_argument& e) {
+          if (opt.renderers.size() == 1) throw;  // the one renderer asked for cannot take them
+          std::fprintf(stderr, "bench: skipping %s: %s\n", name.c_str(), e.what());
+          continue;
+        }
+        std::string label = name;
+        if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
+        if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
+        if (!opt.settings.scan.empty()) label += "/" + r.scan;
+        if (early) label += "/early";
+        variants.push_back({name, label, r});
+      }
     }
   }
 
@@ -146,6 +165,16 @@ int run_bench(const BenchOptions& opt) {
         times.push_back(frame_ms(*r, &stages));
         slowest = std::max(slowest, seconds_since(f0));
       }
+      // One more frame of the same state, untimed, with the renderer counting its work.
+      Workload work;
+      const bool counted = r->count_work(true);
+      if (counted) {
+        r->render();
+        if (!r->work(&work)) work = Workload{};
+        r->count_work(false);
+      }
+      const std::string plan = r->plan();
+      const double peak_mb = static_cast<double>(r->device_memory_peak()) / (1024.0 * 1024.0);
       ++pair;
       progress.clear();
       const double med = median(times);
@@ -160,6 +189,19 @@ int run_bench(const BenchOptions& opt) {
       std::printf("%-14s %-20s %7zu %10.3f %10.3f %10.3f  %s\n", scene_name.c_str(), rname.c_str(),
                   times.size(), med, *std::min_element(times.begin(), times.end()),
                   *std::max_element(times.begin(), times.end()), stage_text.c_str());
+      if (counted || peak_mb > 0 || !plan.empty()) {
+        std::printf("%-14s %-20s", "", "");
+        if (peak_mb > 0) std::printf(" peak device memory %.1f MB;", peak_mb);
+        if (counted) {
+          const double skipped = work.circles ? 1.0 - static_cast<double>(work.circles_binned) / work.circles : 0.0;
+          std::printf(" pairs %" PRIu64 " in %" PRIu64 " chunk%s, circles skipped %.1f%%, pixel tests %" PRIu64
+                      ", blends %" PRIu64 ";",
+                      work.pairs, work.chunks, work.chunks == 1 ? "" : "s", 100.0 * skipped, work.pixel_tests,
+                      work.blends);
+        }
+        if (!plan.empty()) std::printf(" %s", plan.c_str());
+        std::printf("\n");
+      }
       std::fflush(stdout);
       results.push_back({{"scene", scene_name},
                          {"renderer", variant.renderer},
@@ -171,7 +213,17 @@ int run_bench(const BenchOptions& opt) {
                          {"frames", times.size()},
                          {"median_ms", med},
                          {"frame_ms", times},
-                         {"stage_median_ms", stage_json}});
+                         {"stage_median_ms", stage_json},
+                         {"mode", variant.settings.early_exit ? "early-exit" : "exact"},
+                         {"plan", plan},
+                         {"peak_device_bytes", r->device_memory_peak()},
+                         {"work", counted ? nlohmann::json{{"circles", work.circles},
+                                                           {"circles_binned", work.circles_binned},
+                                                           {"pairs", work.pairs},
+                                                           {"chunks", work.chunks},
+                                                           {"pixel_tests", work.pixel_tests},
+                                                           {"blends", work.blends}}
+                                          : nlohmann::json()}});
     }
   }
   if (!opt.json_path.empty()) write_file_atomically(opt.json_path, results.dump(2) + "\n", "JSON file");

@@ -21,6 +21,7 @@
 #include "render/output_file.h"
 #include "render/png.h"
 #include "app/registry.h"
+#include "kernels/config.h"
 #include "render/scene_io.h"
 #if CIRCLES_HAVE_GUI
 #include "app/viewer.h"
@@ -175,6 +176,12 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
     if (!r.scans.empty()) takers += (takers.empty() ? "" : ", ") + r.name + " (default " + r.scans.front() + ")";
   cmd->add_option("--scan", s->scan,
                   "the scan algorithm, by name, for " + takers + "; every name: `circles list`");
+  std::string early;
+  for (const RendererInfo& r : renderer_registry())
+    if (r.early_exit) early += (early.empty() ? "" : ", ") + r.name;
+  cmd->add_flag("--early-exit", s->early_exit,
+                "for " + early + ": composite front to back from the last circle and stop each pixel once what "
+                "lies below can move no 8-bit channel (the 8-bit picture is cpu-ref's within one step per channel)");
 }
 
 namespace {
@@ -261,7 +268,15 @@ int cmd_list() {
       for (const std::string& name : r.scans) scans += (scans.empty() ? "" : "|") + name;
       std::printf("  %-16s --scan %s (default %s)\n", "", scans.c_str(), r.scans.front().c_str());
     }
+    if (r.early_exit) std::printf("  %-16s --early-exit\n", "");
     if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
+  }
+  // cuda-tile-binned picks its strategy per frame from the circles and tiles; at the built-in
+  // scenes' size and its default tile, this is what it picks and why.
+  std::printf("\ncuda-tile-binned's strategy per built-in scene at 1024x1024, tile 16:\n");
+  for (const SceneInfo& s : scene_registry()) {
+    const BinnedStrategy b = binned_strategy(static_cast<long long>(s.circle_count), 64 * 64);
+    std::printf("  %-14s %-7s %s\n", s.name.c_str(), b.direct ? "direct" : "binned", b.reason.c_str());
   }
   return 0;
 }
@@ -428,6 +443,10 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--seed", bench_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
+  bench->add_option("--modes", bench_opt.modes,
+                    "exact,early-exit: the modes to time side by side (early exit where the renderer has it); "
+                    "default exact")
+      ->delimiter(',');
 
   KernelsOptions kernels_opt;
   CLI::App* kernels = add_kernels_command(app, &kernels_opt);

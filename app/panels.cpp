@@ -148,8 +148,14 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
         ImGui::SetTooltip("%s", info.scan_notes[k].c_str());
     }
   }
+  if (info.early_exit) {
+    ImGui::Checkbox("early exit", &want.early_exit);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("front to back from the last circle: a pixel stops once what lies below can move no 8-bit "
+                        "channel, a tile once its pixels have; the 8-bit picture is cpu-ref's within one step");
+  }
   if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size ||
-      want.scan != r.settings.scan) {
+      want.scan != r.settings.scan || want.early_exit != r.settings.early_exit) {
     if (want.tile_size != r.settings.tile_size) want.batch_size = 0;  // one circle per thread again
     r.requested = r.current;
     r.requested_settings = want;
@@ -182,6 +188,11 @@ void renderer_panel(RendererUi& r) {
   if (const RendererInfo* info = find_renderer(r.current)) {
     // The description and source are in each name's tooltip; here only the knobs.
     settings_combos(*info, r);
+  }
+  // How the renderer drew the last frame (its strategy and why): the short form, the rest on hover.
+  if (!r.plan.empty()) {
+    ImGui::Text("plan: %s", r.plan.substr(0, r.plan.find(':')).c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.plan.c_str());
   }
   // How frames reach the screen: the short form (up to the first ':'), the rest on hover.
   const std::string& present = r.present_path;

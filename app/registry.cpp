@@ -84,9 +84,10 @@ const std::vector<RendererInfo>& renderer_registry() {
        block_scan_notes(), make_cuda_tile_scan_renderer},
       {"cuda-tile-binned",
        "CUDA, circles binned into tiles first (count, scan, duplicate, radix sort, ranges), "
-       "then each tile shades only its own circles",
+       "then each tile's warps shade only the circles that touch their 8x8 pixels; few circles: "
+       "one kernel, no binning; --early-exit: front to back, stopping settled pixels and tiles",
        "kernels/render_tile_binned.cu", true, {16, 32}, {}, device_scans(), device_scan_notes(),
-       make_tile_binned},
+       make_tile_binned, true},
   };
   return list;
 }
@@ -158,6 +159,8 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
     throw std::invalid_argument("renderer '" + info.name + "' supports scans " + join(info.scans) +
                                 ", not '" + s.scan + "'");
   }
+  if (s.early_exit && !info.early_exit)
+    throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (only cuda-tile-binned does)");
   return s;
 }
 
@@ -167,6 +170,7 @@ std::string describe_settings(const RendererInfo& info, const RendererSettings& 
   if (s.tile_size) out += "tile " + std::to_string(s.tile_size);
   if (s.batch_size) out += (out.empty() ? "" : ", ") + std::string("batch ") + std::to_string(s.batch_size);
   if (!s.scan.empty()) out += (out.empty() ? "" : ", ") + std::string("scan ") + s.scan;
+  if (s.early_exit) out += (out.empty() ? "" : ", ") + std::string("early exit");
   return out;
 }
 

@@ -23,6 +23,7 @@ struct RendererInfo {
   std::vector<std::string> scans;
   std::vector<std::string> scan_notes;
   std::unique_ptr<Renderer> (*make)(const RendererSettings& settings) = nullptr;
+  bool early_exit = false;  // takes RendererSettings::early_exit (`--early-exit`)
 };
 
 const std::vector<RendererInfo>& renderer_registry();

@@ -984,6 +984,7 @@ void Viewer::fill_ui() {
   s.render_w = render_w_;
   s.render_h = render_h_;
   ui_.renderer.current = renderer_name_;
+  ui_.renderer.plan = loaded_ ? renderer_->plan() : std::string();
   ui_.animation.frame = loaded_ ? renderer_->frame() : scene_->frame;
   ui_.animation.displayed_frames = displayed_ + 1;  // this one included
   ui_.view.vsync = surface_->vsync();

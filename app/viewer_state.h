@@ -74,6 +74,7 @@ struct RendererUi {
   RendererSettings requested_settings;  // with `requested` ({} = the renderer's defaults)
   std::string error;
   std::string present_path;  // "cuda-gl interop (surface)" / "host copy (...)"
+  std::string plan;          // how the last frame was drawn and why (Renderer::plan), "" none
 };
 
 struct AnimationUi {

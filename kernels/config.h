@@ -1,5 +1,6 @@
 // Tunables of the CUDA renderers, in one place.
 #pragma once
+#include <string>
 #include <type_traits>
 
 namespace circles {
@@ -9,6 +10,33 @@ namespace circles {
 constexpr int kSmallTile = 16;
 constexpr int kLargeTile = 32;
 constexpr int kNaiveBlockX = 16, kNaiveBlockY = 16;  // cuda-naive: 2D blocks of pixels
+
+// cuda-tile-binned's choice per frame. Exact mode: `direct` (one kernel, every block walks all
+// N circles, its warps culling them) when N x tiles is small enough that walking them all costs
+// less than the binning stages' fixed cost; else binned. Early exit also walks directly when the
+// circles are flat, big (median radius >= 16 pixels: a pixel settles after a few of them) and at
+// most 2^17: each block then stops after its last few dozen circles, without binning any.
+// `reason` says why, in words.
+struct BinnedStrategy {
+  bool direct = false;
+  std::string reason;
+};
+constexpr long long kDirectMaxCircleTiles = 1ll << 24;
+constexpr long long kEarlyDirectMaxCircles = 1ll << 17;
+constexpr float kEarlyDirectMinRadiusPixels = 16.f;
+inline BinnedStrategy binned_strategy(long long circles, long long tiles, bool early = false, bool flat = true,
+                                      float median_radius_pixels = 0.f) {
+  const long long work = circles * tiles;
+  const std::string what = std::to_string(circles) + " circles x " + std::to_string(tiles) + " tiles = " +
+                           std::to_string(work) + (work <= kDirectMaxCircleTiles ? " <= " : " > ") +
+                           std::to_string(kDirectMaxCircleTiles);
+  if (work <= kDirectMaxCircleTiles) return {true, what + ": walking every circle in every tile is cheaper than binning"};
+  if (early && flat && circles <= kEarlyDirectMaxCircles && median_radius_pixels >= kEarlyDirectMinRadiusPixels)
+    return {true, "early exit, " + std::to_string(circles) + " flat circles of median radius " +
+                      std::to_string(static_cast<int>(median_radius_pixels)) +
+                      " px: each tile settles after its last few circles, so walking back from the end beats binning"};
+  return {false, what + ": binning pays"};
+}
 
 // Calls f(std::integral_constant<int, TILE>{}) for a supported tile size.
 template <class F>

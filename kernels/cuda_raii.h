@@ -3,12 +3,20 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "kernels/cuda_check.h"
 
 namespace circles {
+
+// Bytes held in DeviceBuffers by this process now, and the most at once since the last
+// reset_device_memory_peak() (the benchmark's peak device memory).
+inline std::atomic<std::uint64_t> g_device_bytes{0}, g_device_peak{0};
+inline void reset_device_memory_peak() { g_device_peak.store(g_device_bytes.load()); }
+inline std::uint64_t device_memory_peak() { return g_device_peak.load(); }
 
 template <class T>
 class DeviceBuffer {
@@ -34,6 +42,10 @@ class DeviceBuffer {
     release();
     if (n) CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
     n_ = n;
+    const std::uint64_t now = g_device_bytes += n * sizeof(T);
+    std::uint64_t peak = g_device_peak.load();
+    while (now > peak && !g_device_peak.compare_exchange_weak(peak, now)) {
+    }
   }
   // Grows to at least n elements (never shrinks, so steady-state frames allocate nothing).
   void reserve(std::size_t n) {
@@ -49,6 +61,7 @@ class DeviceBuffer {
  private:
   void release() {
     if (ptr_) CUDA_CHECK_PRINT(cudaFree(ptr_));
+    g_device_bytes -= n_ * sizeof(T);
     ptr_ = nullptr;
     n_ = 0;
   }

@@ -1,21 +1,34 @@
-// cuda-tile-binned: circles are binned into tiles (16x16 by default) before shading, so each tile reads only
-// the circles that touch it instead of all N (cuda-tile-scan's cost). The forward pass is a list
-// of stages, one launcher each:
-//   count tiles per circle (and their exact 64-bit total) -> exclusive scan (offsets) ->
-//   duplicate (tile, circle) pairs -> stable radix sort by tile -> tile ranges -> per-tile shade
-//   (clear fused).
+// cuda-tile-binned: the fast renderer. Two strategies, chosen per frame (binned_strategy() in
+// kernels/config.h says which and why):
+//  - direct (few circles): one kernel; each block walks all N circles and its warps cull them
+//    against their own 8x8 pixels. No binning, so no fixed cost of six stages.
+//  - binned: circles are binned into tiles (16x16 by default) before shading, so each tile reads
+//    only the circles that touch it. Per chunk of circles:
+//      count tiles per circle (exact circle-tile test, 64-bit total) -> the host reads the total
+//      -> exclusive scan (offsets) -> duplicate (tile, circle) pairs -> stable radix sort of
+//      exactly `total` pairs by tile -> tile ranges -> per-tile shade.
+//    A chunk is all circles unless its pairs exceed the pair budget; then it is halved until it
+//    fits, so scratch memory is bounded whatever the scene.
+// The shade kernel (both strategies): a block per tile, a warp per 8x8 pixels, two pixels (one
+// column, two rows) per lane. Each staged batch of circles is culled per warp with a ballot, so a
+// warp only visits the circles that touch its own 64 pixels; the coverage test is cpu-ref's,
+// bit for bit, and the blend is one FMA per channel with the colour premultiplied at staging.
+// Exact mode blends every circle back to front in order. Early-exit mode (--early-exit) walks
+// the chunks from the last circle back, composites front to back, stops a pixel once its
+// transmittance cannot move an 8-bit channel, a warp once its pixels have all stopped, a tile
+// once its warps have, and bins the next chunk only into tiles that have not stopped.
 // The scan is one of the kernel lab's device-wide exclusive scans over 32-bit counts (`--scan`;
-// CUB's by default), handed in by the registry as a launcher. The sort is stable and the pairs
-// are emitted in circle order, so each tile's list stays in circle order: the picture is the same
-// as cpu-ref's. The host never waits inside a frame.
+// CUB's by default), handed in by the registry as a launcher.
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
@@ -30,13 +43,9 @@ namespace circles {
 namespace {
 
 // The tiles whose pixel centres a circle's bounding box may reach (span_slack pixels of margin),
-// clamped to the grid; empty (x0 > x1) when the box misses the image. Host and device (the host
-// counts the loaded state's pairs with it).
+// clamped to the grid; empty (x0 > x1) when the box misses the image.
 struct TileRect {
   int x0, y0, x1, y1;
-  CIRCLES_HD unsigned long long count() const {
-    return x1 < x0 ? 0ull : static_cast<unsigned long long>(x1 - x0 + 1) * (y1 - y0 + 1);
-  }
 };
 
 // Pixel range [lo, hi] along one axis whose centres the box [c - r, c + r] may reach; false
@@ -64,21 +73,50 @@ CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile
   return t;
 }
 
+// Whether the circle may cover a pixel centre of tile (tx, ty): cpu-ref's conservative
+// circle-box test (render/raster.h) against the tile's extreme pixel centres, so the corners of
+// a circle's bounding box that the circle misses get no pairs. Host and device.
+CIRCLES_HD bool circle_touches_tile(float x, float y, float r, const View& v, int tile, int tx, int ty) {
+  const int i0 = tx * tile, j0 = ty * tile;
+  const int i1 = (i0 + tile < v.width ? i0 + tile : v.width) - 1;
+  const int j1 = (j0 + tile < v.height ? j0 + tile : v.height) - 1;
+  return circle_touches_box(x, y, r, v.pixel_x(i0), v.pixel_y(j0), v.pixel_x(i1), v.pixel_y(j1));
+}
+
+// Calls f(tx, ty) for each tile the circle may touch and, when `settled` is given, that has not
+// stopped yet (early exit). The one walk that count and duplicate share, so they agree.
+template <class F>
+__device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
+                                              const unsigned char* settled, F&& f) {
+  const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
+  for (int ty = t.y0; ty <= t.y1; ++ty)
+    for (int tx = t.x0; tx <= t.x1; ++tx)
+      if ((!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, tile, tx, ty)) f(tx, ty);
+}
+
 constexpr int kCountThreads = 256;
 
-// Grid-stride over the circles: how many tiles each one's bounding box covers, as a 32-bit count
-// for the lab's scans (at most the image's tiles, 2^20 at 16384^2 in 16-pixel tiles), and the
-// exact 64-bit sum of all of them, added to *total once per block (a warp reduction, then a block
-// one): the 32-bit offsets may wrap, this total cannot. Memory-bound, trivial; *total starts at 0.
+// The device's per-frame numbers the host reads back after count: the chunk's exact 64-bit pair
+// total, and how many tiles the last shade left unsettled (early exit).
+struct ChunkStats {
+  unsigned long long total;
+  unsigned long long unsettled;
+};
+
+// Grid-stride over the chunk's circles [lo, hi): how many tiles each touches, as a 32-bit count
+// for the lab's scans (at most the image's tiles), and their exact 64-bit sum, added to
+// stats->total once per block. Memory-bound for small circles; a big circle's thread walks its
+// whole bounding box (load imbalance).
 __global__ void __launch_bounds__(kCountThreads)
-    count_tiles_kernel(DeviceCircles c, View v, int tile, int* counts, unsigned long long* total) {
+    count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                       const unsigned char* settled, int* counts, ChunkStats* stats) {
   __shared__ unsigned long long s_warp[kCountThreads / 32];
   unsigned long long sum = 0;
-  for (int k = blockIdx.x * kCountThreads + threadIdx.x; k < c.count; k += gridDim.x * kCountThreads) {
-    const float4 p = c.pos_rad[k];
-    const unsigned long long n = tile_rect(p.x, p.y, p.w, v, tile).count();
-    counts[k] = static_cast<int>(n);
-    sum += n;
+  for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
+    int n = 0;
+    for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int, int) { ++n; });
+    counts[k - lo] = n;
+    sum += static_cast<unsigned long long>(n);
   }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
@@ -89,90 +127,340 @@ __global__ void __launch_bounds__(kCountThreads)
     unsigned long long block = 0;
 #pragma unroll
     for (int w = 0; w < kCountThreads / 32; ++w) block += s_warp[w];
-    if (block) atomicAdd(total, block);
+    if (block) atomicAdd(&stats->total, block);
   }
 }
 
-// One thread per circle: writes a (tile, circle) pair for each tile it covers, at its scanned
-// offset, so pairs come out in circle order. A frame with more pairs than the buffers hold
-// (*total > capacity, which also covers totals past INT_MAX, where the 32-bit offsets wrap)
-// writes nothing: the shade kernel's fallback needs no pairs. Big circles make long threads
-// (load imbalance).
-__global__ void duplicate_pairs_kernel(DeviceCircles c, View v, int tile, int tiles_x, const int* offsets,
-                                       const unsigned long long* total, unsigned capacity, unsigned* keys,
+// One thread per circle of the chunk: writes a (tile, circle) pair for each tile it touches, at
+// its scanned offset, so pairs come out in circle order. The host ran this chunk only because
+// its total fits the buffers, so the 32-bit offsets are exact. Big circles make long threads.
+__global__ void duplicate_pairs_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                                       const unsigned char* settled, const int* offsets, unsigned* keys,
                                        unsigned* ids) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= c.count || *total > capacity) return;
-  const float4 p = c.pos_rad[k];
-  const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
-  // Offsets are exact here (total <= capacity <= INT_MAX); the bound only guards a faulty scan.
-  unsigned o = static_cast<unsigned>(offsets[k]);
-  for (int ty = t.y0; ty <= t.y1; ++ty)
-    for (int tx = t.x0; tx <= t.x1 && o < capacity; ++tx, ++o) {
-      keys[o] = static_cast<unsigned>(ty * tiles_x + tx);
-      ids[o] = static_cast<unsigned>(k);
-    }
+  const int k = lo + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k >= hi) return;
+  unsigned o = static_cast<unsigned>(offsets[k - lo]);
+  for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
+    keys[o] = static_cast<unsigned>(ty * tiles_x + tx);
+    ids[o] = static_cast<unsigned>(k);
+    ++o;
+  });
 }
 
-// Grid-stride: keys [total, capacity) get the sentinel (one past the last tile), so the sort of
-// `capacity` keys puts the unused slots last; in an overflowing frame duplicate wrote nothing,
-// so every key gets it. Bandwidth-bound.
-__global__ void pad_keys_kernel(const unsigned long long* total, unsigned capacity, unsigned sentinel,
-                                unsigned* keys) {
-  const unsigned long long from = *total > capacity ? 0ull : *total;
-  for (unsigned long long i = from + blockIdx.x * blockDim.x + threadIdx.x; i < capacity;
-       i += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
-    keys[i] = sentinel;
-}
-
-// One thread per sorted slot: where a run of equal tile keys starts or ends, record it (the
-// sentinel run is ignored). Bandwidth-bound.
-__global__ void tile_ranges_kernel(const unsigned* keys, unsigned capacity, unsigned sentinel,
-                                   uint2* ranges) {
+// One thread per sorted pair: where a run of equal tile keys starts or ends, record it.
+// Bandwidth-bound.
+__global__ void tile_ranges_kernel(const unsigned* keys, unsigned n, uint2* ranges) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= capacity) return;
+  if (i >= n) return;
   const unsigned key = keys[i];
-  if (key == sentinel) return;
   if (i == 0 || keys[i - 1] != key) ranges[key].x = i;
-  if (i == capacity - 1 || keys[i + 1] != key) ranges[key].y = i + 1;
+  if (i == n - 1 || keys[i + 1] != key) ranges[key].y = i + 1;
 }
 
-// One block per tile, one thread per pixel: stage the tile's circles through shared memory
-// TILE^2 at a time (gathers by id) and blend them in order. Work is proportional to the circles
-// that touch the tile, not N. If this frame had more pairs than the buffers hold (read on the
-// device, so the host never waits), the block culls all N circles itself, like cuda-tile-scan:
-// slower, but the same picture.
-template <Shading S, int TILE>
-__global__ void __launch_bounds__(TILE * TILE) shade_tiles_kernel(DeviceCircles c, FrameParams f,
-                                                                  const uint2* ranges, const unsigned* ids,
-                                                                  const unsigned long long* total,
-                                                                  unsigned capacity) {
-  constexpr int kThreads = TILE * TILE;
-  __shared__ float4 s_pos[kThreads];
-  __shared__ float4 s_col[kThreads];
-  __shared__ TileScanStorage<BlockScanAlgo::ballot, TILE> s_scan;
-  const long long start = clock64();
-  const TilePixel t = tile_pixel<TILE>(f.view);
-  Float4 color = tile_background(f, t);
-  if (*total > capacity) {
-    cull_scan_shade_all<S, TILE, BlockScanAlgo::ballot>(c, t, kThreads, s_pos, s_col, s_scan, &color);
-  } else {
-    const uint2 range = ranges[blockIdx.y * gridDim.x + blockIdx.x];
-    for (unsigned base = range.x; base < range.y; base += kThreads) {
-      const unsigned k = base + threadIdx.x;
-      if (k < range.y) {
-        const unsigned id = ids[k];
-        s_pos[threadIdx.x] = c.pos_rad[id];
-        s_col[threadIdx.x] = c.color[id];
+// A pixel stops (early exit) once the light still coming through it (its transmittance) is
+// under half an 8-bit step: whatever lies below can then move no channel by half a step.
+constexpr float kSettledTransmittance = 0.5f / 255.f;
+
+// What the shade kernel reads besides the circles and the frame.
+struct ShadeArgs {
+  const uint2* ranges = nullptr;  // binned: per tile [begin, end) into ids; nullptr: direct
+  const unsigned* ids = nullptr;
+  int lo = 0, hi = 0;             // direct: the circles [lo, hi)
+  bool first = true, last = true;  // this chunk's place in the frame's order
+  float* transmittance = nullptr;  // early exit: per pixel, between chunks
+  unsigned char* settled = nullptr;  // early exit: per tile, 1 once every pixel stopped
+  ChunkStats* stats = nullptr;       // early exit: unsettled tiles are counted here
+  unsigned long long* work = nullptr;  // counting: [0] pixel tests, [1] blends
+};
+
+// One lane's two pixels and their state: exact mode keeps the colour (rgb, alpha sum); early
+// exit the colour composited so far (premultiplied rgb, alpha sum) and the transmittance.
+struct LanePixels {
+  int i, j[2];
+  float px, py[2];
+  bool in[2];  // inside the image
+  Float4 c[2];
+  float t[2];
+  bool done[2];
+};
+
+// A run of consecutive circles that each cover a warp's whole 8x8 box (flat shading): their
+// blends compose into one affine map per channel, the same for every pixel of the box, applied
+// when a circle that needs the per-pixel test comes, or at the end. Exact mode (back to front):
+// c -> a_mul * c + add. Early exit (front to back): acc += t * add, t *= a_mul. Every lane keeps
+// the same copy (warp-uniform work, a few instructions a circle instead of a test and a blend per
+// pixel); the reassociation moves the result by float rounding only.
+struct FullRun {
+  float a_mul = 1.f;
+  float add_x = 0.f, add_y = 0.f, add_z = 0.f, alpha = 0.f;
+  unsigned count = 0;
+  __device__ __forceinline__ void add(const float4& col, bool front) {
+    const float keep = 1.f - col.w;
+    if (front) {  // below what is pending
+      add_x = __fmaf_rn(a_mul, col.x, add_x);
+      add_y = __fmaf_rn(a_mul, col.y, add_y);
+      add_z = __fmaf_rn(a_mul, col.z, add_z);
+    } else {  // over what is pending
+      add_x = __fmaf_rn(keep, add_x, col.x);
+      add_y = __fmaf_rn(keep, add_y, col.y);
+      add_z = __fmaf_rn(keep, add_z, col.z);
+    }
+    a_mul *= keep;
+    alpha += col.w;
+    ++count;
+  }
+  template <class Pixels>
+  __device__ __forceinline__ void flush(Pixels& p, bool front, const Float4* bg) {
+    if (count == 0) return;  // uniform
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      if (p.done[r]) continue;
+      if (front) {
+        p.c[r].x = __fmaf_rn(p.t[r], add_x, p.c[r].x);
+        p.c[r].y = __fmaf_rn(p.t[r], add_y, p.c[r].y);
+        p.c[r].z = __fmaf_rn(p.t[r], add_z, p.c[r].z);
+        p.t[r] *= a_mul;
+        p.c[r].w += alpha;
+        p.done[r] = p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f;
+      } else {
+        p.c[r].x = __fmaf_rn(a_mul, p.c[r].x, add_x);
+        p.c[r].y = __fmaf_rn(a_mul, p.c[r].y, add_y);
+        p.c[r].z = __fmaf_rn(a_mul, p.c[r].z, add_z);
+        p.c[r].w += alpha;
       }
-      __syncthreads();
-      blend_staged<S>(s_pos, s_col, static_cast<int>(min(range.y - base, static_cast<unsigned>(kThreads))),
-                      t.px, t.py, &color);
-      __syncthreads();  // the next chunk overwrites the staging arrays
+    }
+    *this = FullRun{};
+  }
+};
+
+// One block per TILE x TILE tile, one warp per 8x8 pixels, two pixels per lane. Circles are
+// staged in batches (one per thread: position, radius^2, premultiplied colour), each warp ballots
+// which of a group of 32 touch its 8x8 box and walks only those (in order, or backwards for early
+// exit). Fast because a warp's lanes do a visited circle's test and blend at ~65% occupancy
+// (rand1M) instead of testing every circle of the tile at every pixel, two pixels share a
+// staged load and dx, and each blend is 3 FMAs and an add.
+template <Shading S, int TILE, bool kEarly, bool kCount, bool kCompose>
+__global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
+  constexpr int kThreads = TILE * TILE / 2;
+  constexpr int kWarpsX = TILE / 8;
+  static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
+  __shared__ float4 s_geo[kThreads];  // x, y, radius^2 (flat) or z (snow), radius
+  __shared__ float4 s_col[kThreads];  // flat: a*r, a*g, a*b, a; snow: r, g, b, a
+  const long long start = clock64();
+  const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+  if (kEarly && !a.first && a.settled[tile]) return;  // uniform: this tile stopped in an earlier chunk
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const View& v = f.view;
+  const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * 8;
+  const bool warp_live = wi < v.width && wj < v.height;
+  // The warp's box of pixel centres, clipped to the image (for the culling ballot).
+  const float bx0 = v.pixel_x(wi), by0 = v.pixel_y(wj);
+  const float bx1 = v.pixel_x(min(wi + 8, v.width) - 1), by1 = v.pixel_y(min(wj + 8, v.height) - 1);
+
+  LanePixels p;
+  p.i = wi + (lane & 7);
+  p.px = v.pixel_x(p.i);
+  Float4 bg[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    p.j[r] = wj + (lane >> 3) * 2 + r;
+    p.py[r] = v.pixel_y(p.j[r]);
+    p.in[r] = p.i < v.width && p.j[r] < v.height;
+    bg[r] = background_at(f.background, p.j[r] < v.height ? p.j[r] : v.height - 1, v.height);
+    const std::size_t at = p.in[r] ? static_cast<std::size_t>(p.j[r]) * v.width + p.i : 0;
+    if (kEarly) {
+      if (a.first) {
+        p.c[r] = Float4{0.f, 0.f, 0.f, 0.f};
+        p.t[r] = 1.f;
+      } else {
+        const float4 q = p.in[r] ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
+        p.c[r] = Float4{q.x, q.y, q.z, q.w};
+        p.t[r] = p.in[r] ? a.transmittance[at] : 0.f;
+      }
+      p.done[r] = !p.in[r] || (p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f);
+    } else {
+      if (a.first) {
+        p.c[r] = bg[r];
+      } else {
+        const float4 q = p.in[r] ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
+        p.c[r] = Float4{q.x, q.y, q.z, q.w};
+      }
+      p.done[r] = false;
     }
   }
+  unsigned long long tests = 0, blends = 0;
+  FullRun run;
+
+  // The circles this tile walks: [first, end) of ids (binned) or of the circles (direct).
+  unsigned first, end;
+  if (a.ranges) {
+    const uint2 r = a.ranges[tile];
+    first = r.x;
+    end = r.y;
+  } else {
+    first = static_cast<unsigned>(a.lo);
+    end = static_cast<unsigned>(a.hi);
+  }
+  const unsigned n = end > first ? end - first : 0u;
+  const unsigned batches = (n + kThreads - 1) / kThreads;
+  bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.done[0] && p.done[1]));
+  for (unsigned b = 0; b < batches; ++b) {
+    // Early exit walks the batches from the end.
+    const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * kThreads;
+    const unsigned count = min(end - base, static_cast<unsigned>(kThreads));
+    if (threadIdx.x < count) {
+      const unsigned k = base + threadIdx.x;
+      const unsigned id = a.ids ? a.ids[k] : k;
+      const float4 q = c.pos_rad[id];
+      const float4 col = c.color[id];
+      if (S == Shading::Flat) {
+        s_geo[threadIdx.x] = make_float4(q.x, q.y, q.w * q.w, q.w);
+        s_col[threadIdx.x] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+      } else {
+        s_geo[threadIdx.x] = q;
+        s_col[threadIdx.x] = col;
+      }
+    }
+    __syncthreads();
+    if (!warp_done) {
+      const int groups = static_cast<int>((count + 31) / 32);
+      for (int gi = 0; gi < groups && !warp_done; ++gi) {
+        const int g = kEarly ? groups - 1 - gi : gi;
+        const int s_lane = g * 32 + lane;
+        // Which of these 32 circles may touch the warp's box, and (compose) which cover it
+        // whole: the far corner's distance computed as blend_circle computes every pixel's
+        // (rounding is monotonic, so no pixel of the box comes out farther), within radius^2.
+        bool touch = false, whole = false;
+        if (s_lane < static_cast<int>(count)) {
+          const float4 q = s_geo[s_lane];
+          touch = circle_touches_box(q.x, q.y, q.w, bx0, by0, bx1, by1);
+          if (kCompose && touch) {
+            const float fx = fmaxf(fabsf(bx0 - q.x), fabsf(bx1 - q.x));
+            const float fy = fmaxf(fabsf(by0 - q.y), fabsf(by1 - q.y));
+            whole = fx * fx + fy * fy <= q.z;
+          }
+        }
+        unsigned mask = __ballot_sync(lab::kFullMask, touch);
+        const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
+        while (mask) {
+          int bit;
+          if (kEarly) {
+            bit = 31 - __clz(mask);
+            mask &= ~(1u << bit);
+          } else {
+            bit = __ffs(mask) - 1;
+            mask &= mask - 1;
+          }
+          const int s = g * 32 + bit;
+          const float4 col = s_col[s];
+          if (kCompose && ((full >> bit) & 1u)) {
+            // Covers the warp's whole box: no per-pixel test; fold it into the pending run.
+            if (kCount) blends += (p.in[0] && !p.done[0]) + (p.in[1] && !p.done[1]);  // blended untested
+            run.add(col, kEarly);
+            continue;
+          }
+          if (kCompose) run.flush(p, kEarly, bg);
+          const float4 q = s_geo[s];
+          const float dx = p.px - q.x;
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            if (S == Shading::Flat) {
+              // cpu-ref's coverage test to the bit: dx*dx + dy*dy <= radius^2, unfused.
+              const float dy = p.py[r] - q.y;
+              const float d2 = dx * dx + dy * dy;
+              const bool covers = d2 <= q.z && !p.done[r];
+              if (kCount) {
+                tests += p.in[r] && !p.done[r];
+                blends += covers && p.in[r];
+              }
+              if (covers) {
+                if (kEarly) {
+                  p.c[r].x = __fmaf_rn(p.t[r], col.x, p.c[r].x);
+                  p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
+                  p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
+                  p.c[r].w += col.w;
+                  p.t[r] *= 1.f - col.w;
+                } else {
+                  const float keep = 1.f - col.w;
+                  p.c[r].x = __fmaf_rn(keep, p.c[r].x, col.x);
+                  p.c[r].y = __fmaf_rn(keep, p.c[r].y, col.y);
+                  p.c[r].z = __fmaf_rn(keep, p.c[r].z, col.z);
+                  p.c[r].w += col.w;
+                }
+              }
+            } else if (!p.done[r]) {
+              // Snow: cpu-ref's own blend (per-pixel alpha from the distance), unchanged.
+              if (kCount) tests += p.in[r];
+              if (kEarly) {
+                Float4 layer{0.f, 0.f, 0.f, 0.f};
+                float alpha = 0.f;
+                if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &layer,
+                                 &alpha)) {
+                  // layer = alpha * colour over black: the premultiplied colour.
+                  if (kCount) blends += p.in[r];
+                  p.c[r].x = __fmaf_rn(p.t[r], layer.x, p.c[r].x);
+                  p.c[r].y = __fmaf_rn(p.t[r], layer.y, p.c[r].y);
+                  p.c[r].z = __fmaf_rn(p.t[r], layer.z, p.c[r].z);
+                  p.c[r].w += alpha;
+                  p.t[r] *= 1.f - alpha;
+                }
+              } else if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &p.c[r])) {
+                if (kCount) blends += p.in[r];
+              }
+            }
+            if (kEarly && !p.done[r])
+              p.done[r] = p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f;
+          }
+        }
+        if (kEarly) {
+          if (kCompose) run.flush(p, kEarly, bg);  // so the pixels' transmittance is current for the stop test
+          warp_done = __all_sync(lab::kFullMask, p.done[0] && p.done[1]);
+        }
+      }
+      if (kCompose) run.flush(p, kEarly, bg);
+    }
+    // Early exit: the whole tile stops when every warp has; else the next batch overwrites the
+    // staging arrays.
+    if (kEarly) {
+      if (__syncthreads_and(warp_done)) break;
+    } else {
+      __syncthreads();
+    }
+  }
+
+  if (kCount) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      tests += __shfl_down_sync(lab::kFullMask, tests, d);
+      blends += __shfl_down_sync(lab::kFullMask, blends, d);
+    }
+    if (lane == 0) {
+      atomicAdd(&a.work[0], tests);
+      atomicAdd(&a.work[1], blends);
+    }
+  }
+  bool settled = true;
+  if (kEarly) settled = __syncthreads_and(p.done[0] && p.done[1]);
   record_tile_cycles(f, start);
-  store_pixel(f, t, color);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (!p.in[r]) continue;
+    const std::size_t at = static_cast<std::size_t>(p.j[r]) * v.width + p.i;
+    if (!kEarly) {
+      f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
+    } else if (settled || a.last) {
+      // Final: what came through composited over the background; alpha sums like cpu-ref's.
+      f.image[at] = make_float4(__fmaf_rn(p.t[r], bg[r].x, p.c[r].x), __fmaf_rn(p.t[r], bg[r].y, p.c[r].y),
+                                __fmaf_rn(p.t[r], bg[r].z, p.c[r].z), p.c[r].w + bg[r].w);
+    } else {
+      f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
+      a.transmittance[at] = p.t[r];
+    }
+  }
+  if (kEarly && threadIdx.x == 0) {
+    if (settled) a.settled[tile] = 1;
+    else if (!a.last) atomicAdd(&a.stats->unsettled, 1ull);
+  }
 }
 
 int bits_for(unsigned n) {
@@ -181,173 +469,303 @@ int bits_for(unsigned n) {
   return b;
 }
 
-// Capacity for `pairs` circle-tile pairs with headroom for animation, within the sort's int range.
-unsigned capacity_for(unsigned long long pairs, unsigned long long limit) {
-  const unsigned long long want = pairs + pairs / 4 + 1024;
-  return static_cast<unsigned>(std::min<unsigned long long>(std::min(want, limit), INT_MAX));
-}
-
-// The pair buffers are sized without waiting for the GPU: at load from the first frame's exact
-// count (computed on the host), then grown from each frame's total, read back asynchronously.
-// A frame with more pairs than the capacity is still drawn exactly (the shade fallback).
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan) : tile_(tile), scan_(scan) {
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early) : tile_(tile), scan_(scan), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
-    CUDA_CHECK(cudaMallocHost(&host_total_, sizeof *host_total_));
-    *host_total_ = 0;
-    // Test hook: a cap on the capacity forces the fallback (tests/test_gpu_render.cpp).
+    CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
+    *host_stats_ = ChunkStats{0, 0};
+    // Test hook: a smaller pair budget forces chunking (tests/test_gpu_render.cpp).
     if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS"))
       limit_ = std::max(1ull, std::strtoull(cap, nullptr, 10));
+    if (const char* s = std::getenv("CIRCLES_BINNED_STRATEGY")) forced_ = s;
   }
-  ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_total_)); }
+  ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
   void load(const Scene& scene, int width, int height) override {
-    const View v = make_view(width, height);
-    unsigned long long pairs = 0;
-    for (const Circle& c : scene.circles) pairs += tile_rect(c.x, c.y, c.radius, v, tile_).count();
-    const unsigned capacity = capacity_for(pairs, limit_);
-    // Pairs: keys and ids, double-buffered for the sort (16 B a pair); per circle a count and an
-    // offset (8 B) and at most 4 B of the scan's temporaries (scan-blelloch-global's padding to a
-    // power of two; the others need far less); per tile a range (8 B); the sort's temporary
-    // storage (about 4 B a pair). The scan's scratch already held is not counted as held (the
-    // lab's Scratch does not say its size): the check errs on the safe side.
+    const std::size_t n = scene.circles.size();
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
-    const double extra = 20.0 * capacity + 12.0 * scene.circles.size() + 8.0 * (tiles + 1);
+    // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
+    // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
+    // temporaries: about 20 bytes.
+    budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(std::min(limit_, kMaxChunkPairs))));
+    const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate_pairs(scene, width, height)));
+    // Per circle a count and an offset (8 B) and at most 4 B of the scan's temporaries; per tile
+    // a range (8 B) and a settled flag; early exit a transmittance per pixel.
+    const double extra = pairs_bytes + 12.0 * n + 9.0 * (tiles + 1) + (early_ ? 4.0 * width * height : 0.0);
     const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
-                        4.0 * (counts_.size() + offsets_.size()) + 8.0 * ranges_.size() + temp_.size();
+                        4.0 * (counts_.size() + offsets_.size()) + 8.0 * ranges_.size() + temp_.size() +
+                        4.0 * transmittance_.size() + settled_.size();
     check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
-                        std::to_string(pairs) + " circle-tile pairs", held);
+                        "pair budget " + std::to_string(budget_), held);
     CudaRenderer::load_unchecked(scene, width, height);
-    capacity_ = capacity;
-    total_pending_ = false;
+    reset_device_memory_peak();
+    // Compose runs of circles that cover a warp's whole 8x8 box when the typical circle is big
+    // enough to: radius at least 16 pixels (the box's half diagonal is 5.7). For small circles
+    // the check costs more than it saves.
+    std::vector<float> radii;
+    for (std::size_t k = 0; k < n; k += std::max<std::size_t>(1, n / 1024)) radii.push_back(scene.circles[k].radius);
+    std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
+    median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
+    compose_ = median_radius_px_ >= kComposeRadiusPixels;
+    chunk_ = static_cast<int>(n);
   }
 
+  std::string plan() const override { return plan_; }
+  bool count_work(bool on) override {
+    counting_ = on;
+    return true;
+  }
+  bool work(Workload* out) override {
+    if (!have_work_) return false;
+    unsigned long long w[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(w, work_.get(), sizeof w, cudaMemcpyDeviceToHost, stream()));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+    *out = last_work_;
+    out->pixel_tests = w[0];
+    out->blends = w[1];
+    return true;
+  }
+  std::uint64_t device_memory_peak() const override { return circles::device_memory_peak(); }
+
  private:
+  // The chunks' pair budget when nothing smaller is asked for: 2^26 pairs, ~1.3 GB of scratch.
+  static constexpr unsigned long long kMaxChunkPairs = 1ull << 26;
+
+  // The pairs of the first frame's circles (the host's walk; for the memory check only).
+  unsigned long long estimate_pairs(const Scene& scene, int width, int height) const {
+    const View v = make_view(width, height);
+    unsigned long long pairs = 0;
+    for (const Circle& c : scene.circles) {
+      const TileRect t = tile_rect(c.x, c.y, c.radius, v, tile_);
+      if (t.x1 >= t.x0) pairs += static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
+    }
+    return pairs;
+  }
+
+  template <bool kEarly, bool kCount>
+  void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    with_tile_size(tile_, [&](auto t) {
+      constexpr int T = decltype(t)::value;
+      if (shading() == Shading::Snow)
+        shade_kernel<Shading::Snow, T, kEarly, kCount, false><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
+      else if (compose_)
+        shade_kernel<Shading::Flat, T, kEarly, kCount, true><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
+      else
+        shade_kernel<Shading::Flat, T, kEarly, kCount, false><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
+    });
+    CUDA_CHECK_LAUNCH();
+  }
+  void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    if (early_) {
+      if (counting_) launch_shade<true, true>(grid, f, a);
+      else launch_shade<true, false>(grid, f, a);
+    } else {
+      if (counting_) launch_shade<false, true>(grid, f, a);
+      else launch_shade<false, false>(grid, f, a);
+    }
+  }
+
   void draw() override {
-    stage_begin("count");
     const DeviceCircles c = circles();
     const FrameParams f = frame_params();
-    const int tile = tile_;
-    const int tiles_x = (f.view.width + tile - 1) / tile;
-    const int tiles_y = (f.view.height + tile - 1) / tile;
+    const int tiles_x = (f.view.width + tile_ - 1) / tile_;
+    const int tiles_y = (f.view.height + tile_ - 1) / tile_;
     const unsigned tiles = static_cast<unsigned>(tiles_x * tiles_y);
-    const unsigned sentinel = tiles;
+    const dim3 grid(tiles_x, tiles_y);
     const int n = c.count;
-    const int threads = 256;
-    const int blocks = std::max(1, (n + threads - 1) / threads);
-    // The count kernel is grid-stride over a grid that fills the GPU, so its total costs one
-    // atomic per block, not per warp.
-    const int count_blocks =
-        std::min(std::max(1, (n + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
-    grow_from_last_total();
-    const unsigned capacity = capacity_;
-
-    counts_.reserve(std::max(n, 1));
-    offsets_.reserve(std::max(n, 1));
-    ranges_.reserve(tiles + 1);
-    keys_.reserve(capacity);
-    ids_.reserve(capacity);
-    keys_alt_.reserve(capacity);
-    ids_alt_.reserve(capacity);
-    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, (tiles + 1) * sizeof(uint2), stream()));
-    CUDA_CHECK(cudaMemsetAsync(total_.get(), 0, sizeof(unsigned long long), stream()));
-
-    count_tiles_kernel<<<count_blocks, kCountThreads, 0, stream()>>>(c, f.view, tile, counts_.get(),
-                                                                     total_.get());
-    CUDA_CHECK_LAUNCH();
-    stage("count");
-    stage_begin("scan");
-
-    // The lab's scans are 32-bit: offsets past INT_MAX wrap (ints add as uint32 there), but such a
-    // frame's exact total (from count) exceeds the capacity, and duplicate then trusts no offset.
-    if (n > 0) {  // the lab's launchers take n >= 1
-      lab::LaunchArgs a;
-      a.in = counts_.get();
-      a.out = offsets_.get();
-      a.shape.n = static_cast<std::size_t>(n);
-      a.type = lab::Elem::i32;
-      a.scratch = &scratch_;
-      a.stream = stream();
-      scan_(a);
+    last_work_ = Workload{};
+    last_work_.circles = static_cast<std::uint64_t>(n);
+    ShadeArgs a;
+    if (counting_) {
+      work_.reserve(2);
+      CUDA_CHECK(cudaMemsetAsync(work_.get(), 0, 2 * sizeof(unsigned long long), stream()));
+      a.work = work_.get();
     }
+    have_work_ = counting_;
+    if (early_) {
+      transmittance_.reserve(static_cast<std::size_t>(f.view.width) * f.view.height);
+      settled_.reserve(tiles);
+      a.transmittance = transmittance_.get();
+      a.settled = settled_.get();
+    }
+    stats_.reserve(1);
+    a.stats = stats_.get();
+
+    BinnedStrategy why;
+    const bool direct =
+        forced_ == "direct" ||
+        (forced_ != "binned" &&
+         (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
+    const std::string composing = compose_ ? "; whole-box runs composed" : "";
+    if (direct) {
+      stage_begin("clear+shade");
+      a.lo = 0;
+      a.hi = n;
+      shade(grid, f, a);
+      stage("clear+shade");
+      plan_ = "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
+              composing;
+      return;
+    }
+
+    if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+    // The chunks: exact mode walks the circles forward, early exit backward from the last; a
+    // chunk whose pairs exceed the budget is halved until they fit (chunk_ remembers the size
+    // that fit for the next frame).
+    int done_lo = 0, done_hi = n;  // circles still to do: [done_lo, done_hi)
+    int size = early_ ? std::min(n, std::max(kFirstEarlyChunk, n / 16)) : std::max(1, std::min(chunk_, n));
+    bool first = true, widened = false;
+    int chunks = 0;
+    unsigned long long pairs = 0;
+    for (long long guard = 0; done_lo < done_hi || first; ++guard) {
+      // Each pass either shades a chunk or halves one, so this bound is never reached.
+      if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
+      int lo = early_ ? std::max(done_lo, done_hi - size) : done_lo;
+      int hi = early_ ? done_hi : std::min(done_hi, done_lo + size);
+      stage_begin("count");
+      CUDA_CHECK(cudaMemsetAsync(&stats_.get()->total, 0, sizeof(unsigned long long), stream()));
+      counts_.reserve(std::max(hi - lo, 1));
+      offsets_.reserve(std::max(hi - lo, 1));
+      if (hi > lo) {
+        const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
+        count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x,
+                                                                   early_ && !first ? settled_.get() : nullptr,
+                                                                   counts_.get(), stats_.get());
+        CUDA_CHECK_LAUNCH();
+      }
+      // The one wait of a chunk: the sort needs its exact size on the host.
+      CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+      CUDA_CHECK(cudaStreamSynchronize(stream()));
+      stage("count");
+      const unsigned long long total = host_stats_->total;
+      if (!first && early_ && host_stats_->unsettled == 0) break;  // every tile has stopped
+      if (!first && early_ && !widened && host_stats_->unsettled > tiles / 4 && lo > done_lo) {
+        // Most tiles are still open (small circles, faint ones): stopping early will not pay,
+        // so the rest goes in one chunk (halved again if it exceeds the budget) instead of
+        // doubling chunks.
+        size = done_hi - done_lo;
+        widened = true;
+        continue;
+      }
+      if (total > budget_ && hi - lo > 1) {
+        size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
+        if (!early_) chunk_ = size;
+        continue;
+      }
+      const bool last = early_ ? lo == done_lo : hi == done_hi;
+      ++chunks;
+      last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
+      pairs += total;
+      a.first = first;
+      a.last = last;
+      if (total > 0) bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
+      if (total > 0 || first || last) {
+        stage_begin("clear+shade");
+        ranges_.reserve(tiles);
+        if (total == 0) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
+        a.ranges = ranges_.get();
+        a.ids = ids_sorted_;
+        // The unsettled tiles the host reads with the next chunk's total are this shade's.
+        if (early_) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
+        shade(grid, f, a);
+        stage("clear+shade");
+      }
+      first = false;
+      if (early_) {
+        done_hi = lo;
+        size = std::min(size * 2, kMaxEarlyChunk);
+      } else {
+        done_lo = hi;
+      }
+      if (last) break;
+    }
+    last_work_.pairs = pairs;
+    last_work_.chunks = static_cast<std::uint64_t>(chunks);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
+                  forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
+                  chunks == 1 ? "" : "s", pairs);
+    plan_ = buf + composing;
+  }
+
+  // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
+  void bin(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
+           unsigned total, bool first) {
+    stage_begin("scan");
+    lab::LaunchArgs s;
+    s.in = counts_.get();
+    s.out = offsets_.get();
+    s.shape.n = static_cast<std::size_t>(hi - lo);
+    s.type = lab::Elem::i32;
+    s.scratch = &scratch_;
+    s.stream = stream();
+    scan_(s);
     stage("scan");
     stage_begin("duplicate");
-
-    duplicate_pairs_kernel<<<blocks, threads, 0, stream()>>>(c, f.view, tile, tiles_x, offsets_.get(),
-                                                             total_.get(), capacity, keys_.get(), ids_.get());
-    CUDA_CHECK_LAUNCH();
-    pad_keys_kernel<<<std::min<unsigned>((capacity + threads - 1) / threads, 4096), threads, 0, stream()>>>(
-        total_.get(), capacity, sentinel, keys_.get());
+    keys_.reserve(total);
+    ids_.reserve(total);
+    keys_alt_.reserve(total);
+    ids_alt_.reserve(total);
+    const int threads = 256;
+    duplicate_pairs_kernel<<<(hi - lo + threads - 1) / threads, threads, 0, stream()>>>(
+        c, lo, hi, f.view, tile_, tiles_x, early_ && !first ? settled_.get() : nullptr, offsets_.get(),
+        keys_.get(), ids_.get());
     CUDA_CHECK_LAUNCH();
     stage("duplicate");
     stage_begin("sort");
-
     cub::DoubleBuffer<unsigned> keys(keys_.get(), keys_alt_.get()), ids(ids_.get(), ids_alt_.get());
-    const int end_bit = std::max(1, bits_for(sentinel + 1));
+    const int end_bit = std::max(1, bits_for(tiles));
     std::size_t sort_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, static_cast<int>(capacity), 0,
-                                               end_bit, stream()));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, static_cast<int>(total), 0, end_bit,
+                                               stream()));
     temp_.reserve(sort_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(capacity), 0,
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(total), 0,
                                                end_bit, stream()));
     stage("sort");
     stage_begin("ranges");
-
-    tile_ranges_kernel<<<(capacity + threads - 1) / threads, threads, 0, stream()>>>(keys.Current(), capacity,
-                                                                                    sentinel, ranges_.get());
+    ranges_.reserve(tiles);
+    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
+    tile_ranges_kernel<<<(total + threads - 1) / threads, threads, 0, stream()>>>(keys.Current(), total,
+                                                                                 ranges_.get());
     CUDA_CHECK_LAUNCH();
+    ids_sorted_ = ids.Current();
     stage("ranges");
-    stage_begin("clear+shade");
-
-    const dim3 grid(tiles_x, tiles_y);
-    with_tile_size(tile, [&](auto t) {
-      constexpr int T = decltype(t)::value;
-      if (shading() == Shading::Snow)
-        shade_tiles_kernel<Shading::Snow, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids.Current(),
-                                                                           total_.get(), capacity);
-      else
-        shade_tiles_kernel<Shading::Flat, T><<<grid, T * T, 0, stream()>>>(c, f, ranges_.get(), ids.Current(),
-                                                                           total_.get(), capacity);
-    });
-    CUDA_CHECK_LAUNCH();
-    stage("clear+shade");
-
-    // This frame's total comes back without a wait; the next frame sizes its buffers by it.
-    CUDA_CHECK(cudaMemcpyAsync(host_total_, total_.get(), sizeof *host_total_, cudaMemcpyDeviceToHost, stream()));
-    total_ready_.record(stream());
-    total_pending_ = true;
-  }
-
-  // Grows the capacity if the last frame whose total has arrived needed (nearly) more.
-  void grow_from_last_total() {
-    if (!total_pending_) return;
-    if (!total_ready_.done()) return;  // look again next frame
-    total_pending_ = false;
-    const unsigned long long total = *host_total_;
-    if (total + total / 16 > capacity_) capacity_ = std::max(capacity_, capacity_for(total, limit_));
   }
 
   int shade_tile() const override { return tile_; }
+  // Early exit's first chunk: the last n/16 circles, at least this many; then each chunk doubles.
+  static constexpr int kFirstEarlyChunk = 16384;
+  static constexpr int kMaxEarlyChunk = 1 << 24;
   const int tile_;
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
-  lab::Scratch scratch_;      // its temporaries; grows to the largest frame, then stays
+  const bool early_;
+  static constexpr float kComposeRadiusPixels = 16.f;
+  float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
+  bool compose_ = false;  // the shade kernel composes runs of circles covering whole warp boxes
+  lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
   unsigned long long limit_ = ~0ull;
-  unsigned capacity_ = 1024;
-  bool total_pending_ = false;
-  CudaEvent total_ready_;
+  unsigned long long budget_ = kMaxChunkPairs;
+  int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
+  std::string forced_;  // CIRCLES_BINNED_STRATEGY: "direct", "binned" or "" (choose)
+  std::string plan_;
+  bool counting_ = false, have_work_ = false;
+  Workload last_work_;
+  DeviceBuffer<unsigned long long> work_;
   DeviceBuffer<unsigned> keys_, ids_, keys_alt_, ids_alt_;
+  const unsigned* ids_sorted_ = nullptr;
   DeviceBuffer<int> counts_, offsets_;
-  DeviceBuffer<unsigned long long> total_{1};
+  DeviceBuffer<ChunkStats> stats_;
   DeviceBuffer<uint2> ranges_;
-  DeviceBuffer<unsigned char> temp_;
-  unsigned long long* host_total_ = nullptr;  // pinned
+  DeviceBuffer<unsigned char> temp_, settled_;
+  DeviceBuffer<float> transmittance_;
+  ChunkStats* host_stats_ = nullptr;  // pinned
 };
 
 }  // namespace
 
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
-  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan);
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit);
 }
 
 }  // namespace circles

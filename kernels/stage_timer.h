@@ -2,6 +2,7 @@
 // read the newest finished frame's times without waiting (cudaEventQuery), while a benchmark can
 // wait for the last frame exactly.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,9 +52,15 @@ class StageTimer {
         if (q == cudaErrorNotReady) continue;  // try an older frame
         CUDA_CHECK(q);
       }
+      // A stage that ran more than once in the frame (a renderer that bins in chunks) is one
+      // entry, the sum of its runs, where it first ran.
       std::vector<StageTiming> out;
-      for (std::size_t i = 0; i < slot.names.size(); ++i)
-        out.push_back({slot.names[i], slot.events[i + 1]->since(*slot.events[i])});
+      for (std::size_t i = 0; i < slot.names.size(); ++i) {
+        const double ms = slot.events[i + 1]->since(*slot.events[i]);
+        auto same = std::find_if(out.begin(), out.end(), [&](const StageTiming& t) { return t.stage == slot.names[i]; });
+        if (same == out.end()) out.push_back({slot.names[i], ms});
+        else same->ms += ms;
+      }
       return out;
     }
     return {};

@@ -20,6 +20,20 @@ struct RendererSettings {
   // The scan the renderer uses, by name (a kernel-lab variant, or "ballot"; the registry lists
   // each renderer's). Initialized explicitly, so {tile, batch} stays a complete initializer.
   std::string scan{};
+  // Early termination (renderers whose registry entry says so): composite front to back and stop
+  // a pixel once the circles under it can no longer move any 8-bit channel; the 8-bit picture is
+  // cpu-ref's within one step per channel (docs/ARCHITECTURE.md says exactly what it guarantees).
+  bool early_exit = false;
+};
+
+// What a frame cost in work, counted on the device when asked (Renderer::count_work).
+struct Workload {
+  std::uint64_t circles = 0;         // circles in the scene
+  std::uint64_t circles_binned = 0;  // circles in the chunks that were binned (early exit skips the rest)
+  std::uint64_t pairs = 0;           // (tile, circle) pairs binned, every chunk
+  std::uint64_t chunks = 0;          // binning passes (1 unless the pair budget or early exit split it)
+  std::uint64_t pixel_tests = 0;     // circle-pixel coverage tests in the shade kernel
+  std::uint64_t blends = 0;          // circle-pixel blends
 };
 
 // One stage's time in the last rendered frame (GPU times from CUDA events, CPU from a clock).
@@ -78,6 +92,16 @@ class Renderer {
   // hardware-counter range (kernels/counters.h, counters_range_push/pop) around that stage's
   // kernels only. "" turns it off. False where the renderer has no such hook.
   virtual bool profile_stage(const std::string& /*stage*/) { return false; }
+  // How the last frame was drawn and why (a renderer with strategies: "direct: ..." or
+  // "binned: ..."); "" for one way only.
+  virtual std::string plan() const { return ""; }
+  // count_work(true): from the next render() on, the renderer counts its work (a little slower);
+  // work() returns the last rendered frame's counts (waits), false where not supported.
+  virtual bool count_work(bool /*on*/) { return false; }
+  virtual bool work(Workload* /*out*/) { return false; }
+  // The most device memory this renderer has held at once since its last load(), in bytes (0 on
+  // the CPU).
+  virtual std::uint64_t device_memory_peak() const { return 0; }
 };
 
 }  // namespace circles
