@@ -273,9 +273,14 @@ int cmd_list() {
   }
   // cuda-tile-binned picks its strategy per frame from the circles and tiles; at the built-in
   // scenes' size and its default tile, this is what it picks and why.
-  std::printf("\ncuda-tile-binned's strategy per built-in scene at 1024x1024, tile 16:\n");
+  const RendererInfo* binned = find_renderer("cuda-tile-binned");
+  const int tile = binned && !binned->tile_sizes.empty() ? binned->tile_sizes.front() : 32;
+  const long long tiles = static_cast<long long>((1024 + tile - 1) / tile) * ((1024 + tile - 1) / tile);
+  std::printf("\ncuda-tile-binned's strategy per built-in scene at 1024x1024, tile %d, exact mode (early exit "
+              "also walks directly when up to %lld flat circles have a median radius of %.0f pixels or more):\n",
+              tile, kEarlyDirectMaxCircles, kEarlyDirectMinRadiusPixels);
   for (const SceneInfo& s : scene_registry()) {
-    const BinnedStrategy b = binned_strategy(static_cast<long long>(s.circle_count), 64 * 64);
+    const BinnedStrategy b = binned_strategy(static_cast<long long>(s.circle_count), tiles);
     std::printf("  %-14s %-7s %s\n", s.name.c_str(), b.direct ? "direct" : "binned", b.reason.c_str());
   }
   return 0;

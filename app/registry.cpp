@@ -86,7 +86,7 @@ const std::vector<RendererInfo>& renderer_registry() {
        "CUDA, circles binned into tiles first (count, scan, duplicate, radix sort, ranges), "
        "then each tile's warps shade only the circles that touch their 8x8 pixels; few circles: "
        "one kernel, no binning; --early-exit: front to back, stopping settled pixels and tiles",
-       "kernels/render_tile_binned.cu", true, {16, 32}, {}, device_scans(), device_scan_notes(),
+       "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
        make_tile_binned, true},
   };
   return list;

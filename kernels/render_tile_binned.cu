@@ -76,11 +76,18 @@ CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile
 // Whether the circle may cover a pixel centre of tile (tx, ty): cpu-ref's conservative
 // circle-box test (render/raster.h) against the tile's extreme pixel centres, so the corners of
 // a circle's bounding box that the circle misses get no pairs. Host and device.
-CIRCLES_HD bool circle_touches_tile(float x, float y, float r, const View& v, int tile, int tx, int ty) {
+// The tile's box is computed with a multiply by 1/scale instead of View's division: an ulp off
+// at most, far inside circle_touches_box's slack, and a division fewer per corner.
+CIRCLES_HD bool circle_touches_tile(float x, float y, float r, const View& v, float inv_scale, int tile, int tx,
+                                    int ty) {
   const int i0 = tx * tile, j0 = ty * tile;
   const int i1 = (i0 + tile < v.width ? i0 + tile : v.width) - 1;
   const int j1 = (j0 + tile < v.height ? j0 + tile : v.height) - 1;
-  return circle_touches_box(x, y, r, v.pixel_x(i0), v.pixel_y(j0), v.pixel_x(i1), v.pixel_y(j1));
+  const float x0 = (static_cast<float>(i0) + 0.5f - v.off_x) * inv_scale;
+  const float x1 = (static_cast<float>(i1) + 0.5f - v.off_x) * inv_scale;
+  const float y0 = (static_cast<float>(j0) + 0.5f - v.off_y) * inv_scale;
+  const float y1 = (static_cast<float>(j1) + 0.5f - v.off_y) * inv_scale;
+  return circle_touches_box(x, y, r, x0, y0, x1, y1);
 }
 
 // Calls f(tx, ty) for each tile the circle may touch and, when `settled` is given, that has not
@@ -89,9 +96,11 @@ template <class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {
   const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
+  const float inv_scale = 1.f / v.scale;
   for (int ty = t.y0; ty <= t.y1; ++ty)
     for (int tx = t.x0; tx <= t.x1; ++tx)
-      if ((!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, tile, tx, ty)) f(tx, ty);
+      if ((!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, inv_scale, tile, tx, ty))
+        f(tx, ty);
 }
 
 constexpr int kCountThreads = 256;
@@ -244,8 +253,14 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
   constexpr int kThreads = TILE * TILE / 2;
   constexpr int kWarpsX = TILE / 8;
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
-  __shared__ float4 s_geo[kThreads];  // x, y, radius^2 (flat) or z (snow), radius
-  __shared__ float4 s_col[kThreads];  // flat: a*r, a*g, a*b, a; snow: r, g, b, a
+  // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
+  // overlap); early exit one a thread, so that a tile that settles early staged little it did
+  // not need.
+  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
+  constexpr int kBatch = kThreads * kPer;
+  __shared__ float4 s_geo[kBatch];  // x, y, radius^2 (flat) or z (snow), radius
+  __shared__ float4 s_col[kBatch];  // flat: a*r, a*g, a*b, a; snow: r, g, b, a
+  __shared__ typename lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::Storage s_scan;  // direct
   const long long start = clock64();
   const int tile = blockIdx.y * gridDim.x + blockIdx.x;
   if (kEarly && !a.first && a.settled[tile]) return;  // uniform: this tile stopped in an earlier chunk
@@ -302,23 +317,65 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
     end = static_cast<unsigned>(a.hi);
   }
   const unsigned n = end > first ? end - first : 0u;
-  const unsigned batches = (n + kThreads - 1) / kThreads;
+  // Direct: a batch is one circle a thread, culled against the whole tile and compacted in
+  // order (a ballot scan) before the warps cull what is left against their own boxes.
+  const bool direct = a.ranges == nullptr;
+  const unsigned step = direct ? kThreads : kBatch;
+  const unsigned batches = (n + step - 1) / step;
+  const float tx0 = v.pixel_x(blockIdx.x * TILE), ty0 = v.pixel_y(blockIdx.y * TILE);
+  const float tx1 = v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1);
+  const float ty1 = v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1);
   bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.done[0] && p.done[1]));
   for (unsigned b = 0; b < batches; ++b) {
     // Early exit walks the batches from the end.
-    const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * kThreads;
-    const unsigned count = min(end - base, static_cast<unsigned>(kThreads));
-    if (threadIdx.x < count) {
-      const unsigned k = base + threadIdx.x;
-      const unsigned id = a.ids ? a.ids[k] : k;
-      const float4 q = c.pos_rad[id];
-      const float4 col = c.color[id];
-      if (S == Shading::Flat) {
-        s_geo[threadIdx.x] = make_float4(q.x, q.y, q.w * q.w, q.w);
-        s_col[threadIdx.x] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
-      } else {
-        s_geo[threadIdx.x] = q;
-        s_col[threadIdx.x] = col;
+    const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
+    unsigned count = min(end - base, step);
+    if (direct) {
+      bool keep = false;
+      float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
+      if (threadIdx.x < count) {
+        q = c.pos_rad[base + threadIdx.x];
+        keep = circle_touches_box(q.x, q.y, q.w, tx0, ty0, tx1, ty1);
+        if (keep) col = c.color[base + threadIdx.x];
+      }
+      int total;
+      const int slot = lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::exclusive(keep, s_scan, &total);
+      if (keep) {
+        if (S == Shading::Flat) {
+          s_geo[slot] = make_float4(q.x, q.y, q.w * q.w, q.w);
+          s_col[slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+        } else {
+          s_geo[slot] = q;
+          s_col[slot] = col;
+        }
+      }
+      count = static_cast<unsigned>(total);
+    } else {
+      unsigned id[kPer];
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) {
+        const unsigned slot = u * kThreads + threadIdx.x;
+        id[u] = slot < count ? (a.ids ? a.ids[base + slot] : base + slot) : 0u;
+      }
+      float4 q[kPer], col[kPer];
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) {
+        if (u * kThreads + threadIdx.x < count) {
+          q[u] = c.pos_rad[id[u]];
+          col[u] = c.color[id[u]];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kPer; ++u) {
+        const unsigned slot = u * kThreads + threadIdx.x;
+        if (slot >= count) continue;
+        if (S == Shading::Flat) {
+          s_geo[slot] = make_float4(q[u].x, q[u].y, q[u].w * q[u].w, q[u].w);
+          s_col[slot] = make_float4(col[u].w * col[u].x, col[u].w * col[u].y, col[u].w * col[u].z, col[u].w);
+        } else {
+          s_geo[slot] = q[u];
+          s_col[slot] = col[u];
+        }
       }
     }
     __syncthreads();

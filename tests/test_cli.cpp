@@ -375,7 +375,7 @@ TEST(RendererScans, ResolvedDescribedAndRefused) {
   EXPECT_EQ(describe_settings(scan, {32, 64, "scan-warp-shuffle"}),
             "tile 32, batch 64, scan scan-warp-shuffle");
   EXPECT_EQ(describe_settings(scan, {}), "tile 16, batch 256, scan ballot");
-  EXPECT_EQ(describe_settings(binned, {}), "tile 16, scan scan-cub");
+  EXPECT_EQ(describe_settings(binned, {}), "tile 32, scan scan-cub");
   try {
     resolve_settings(scan, {0, 0, "bogus"});
     ADD_FAILURE() << "a bogus scan was accepted";
@@ -459,6 +459,32 @@ TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {
   EXPECT_NE(slurp(path("b.json")).find("cpu-mt"), std::string::npos);
   EXPECT_EQ(slurp(path("b.json")).find("\"cpu-ref\""), std::string::npos);
   EXPECT_EQ(cli({"bench", "--max-seconds", "-1"}), 2);
+}
+
+// --early-exit: only for renderers that have it (a usage error elsewhere, on any machine); bench
+// times the modes side by side, skipping early exit where a renderer has none, and writes the
+// mode and the workload into its JSON; `circles list` says which strategy cuda-tile-binned takes.
+TEST_F(CliTest, EarlyExitAndModes) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "--early-exit", "-s", "8x8", "-o", path("e.png")}), 2);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("renderer 'cpu-ref' has no early-exit mode"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("e.png")));
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-mt", "--modes", "exact,fast"}), 2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "--early-exit"}), 2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref,cpu-mt", "--modes",
+                 "exact,early-exit", "--repeat", "1", "--warmup", "0", "--json", path("m.json")}),
+            0);
+  const std::string json = slurp(path("m.json"));
+  EXPECT_NE(json.find("\"mode\": \"exact\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"mode\": \"early-exit\""), std::string::npos) << json;  // neither CPU renderer has it
+  EXPECT_NE(json.find("\"peak_device_bytes\": 0"), std::string::npos) << json;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"list"}), 0);
+  const std::string list = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(list.find("--early-exit"), std::string::npos) << list;
+  EXPECT_NE(list.find("rgb            direct  3 circles x 1024 tiles"), std::string::npos) << list;
+  EXPECT_NE(list.find("rand1M         binned  1000000 circles x 1024 tiles"), std::string::npos) << list;
 }
 
 // --frames names animation frames wherever it appears; bench's count of timed frames is --repeat,
