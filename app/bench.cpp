@@ -193,11 +193,14 @@ int run_bench(const BenchOptions& opt) {
         std::printf("%-14s %-20s", "", "");
         if (peak_mb > 0) std::printf(" peak device memory %.1f MB;", peak_mb);
         if (counted) {
-          const double skipped = work.circles ? 1.0 - static_cast<double>(work.circles_binned) / work.circles : 0.0;
-          std::printf(" pairs %" PRIu64 " in %" PRIu64 " chunk%s, circles skipped %.1f%%, pixel tests %" PRIu64
-                      ", blends %" PRIu64 ";",
-                      work.pairs, work.chunks, work.chunks == 1 ? "" : "s", 100.0 * skipped, work.pixel_tests,
-                      work.blends);
+          if (work.chunks == 0) {
+            std::printf(" no binning (every block walks the circles);");
+          } else {
+            const double skipped = work.circles ? 1.0 - static_cast<double>(work.circles_binned) / work.circles : 0.0;
+            std::printf(" pairs %" PRIu64 " in %" PRIu64 " chunk%s, circles never binned %.1f%%;", work.pairs,
+                        work.chunks, work.chunks == 1 ? "" : "s", 100.0 * skipped);
+          }
+          std::printf(" pixel tests %" PRIu64 ", blends %" PRIu64 ";", work.pixel_tests, work.blends);
         }
         if (!plan.empty()) std::printf(" %s", plan.c_str());
         std::printf("\n");

@@ -2,7 +2,8 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] (default: the first four; the lab steps are named explicitly).
+# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] [fast]
+# [fast-sanitize] [floors] (default: the first four; the others are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -50,12 +51,48 @@ for step in "${steps[@]}"; do
       ;;
     bench)
       echo "== benchmark 1024x1024: CUDA renderers, every tile size, side by side"
-      "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned \
+      "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned --modes exact,early-exit \
         --repeat 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
       echo "== benchmark 1024x1024: CPU renderers (one warm-up frame on the slow scenes)"
       { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --repeat 10 --warmup 1 --max-seconds 2
         "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --repeat 5 --warmup 1 --max-seconds 2; } \
         2>&1 | tee "$OUT/bench_cpu.log"
+      ;;
+    fast)
+      echo "== cuda-tile-binned, both modes, both tiles, every scene at 1024x1024; stress10M at 3840x2160"
+      "$BIN/circles" bench -s 1024x1024 --renderers cuda-tile-binned --modes exact,early-exit \
+        --repeat 20 --warmup 3 --max-seconds 2 --json "$OUT/bench_fast.json" 2>&1 | tee "$OUT/bench_fast.log"
+      "$BIN/circles" bench --scenes stress10M -s 3840x2160 --renderers cuda-tile-binned --modes exact,early-exit \
+        --repeat 5 --warmup 1 --max-seconds 20 --json "$OUT/bench_stress4k.json" 2>&1 | tee "$OUT/bench_stress4k.log"
+      ;;
+    fast-sanitize)
+      echo "== compute-sanitizer on cuda-tile-binned: rand10k, rand1M, micro2M, snow; exact and early exit"
+      : > "$OUT/sanitizer_fast.log"
+      for tool in memcheck racecheck synccheck; do
+        for scene in rand10k rand1M micro2M snow; do
+          for mode in "" --early-exit; do
+            frames=0; [ "$scene" = snow ] && frames=0:3
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
+              $mode -s 257x193 --frames "$frames" -o /tmp/san.png > /tmp/san.log 2>&1
+            rc=$?
+            cat /tmp/san.log >> "$OUT/sanitizer_fast.log"
+            echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)"
+            [ "$rc" -eq 0 ] || status=1
+          done
+        done
+      done
+      ;;
+    floors)
+      echo "== Nsight Compute: every kernel of one cuda-tile-binned frame (rand1M, micro2M at 1024^2; stress10M at 4K)"
+      m=gpu__time_duration.sum,sm__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio
+      m=$m,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+      m=$m,sm__instruction_throughput.avg.pct_of_peak_sustained_active,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+      for job in "rand1M 1024x1024" "micro2M 1024x1024" "stress10M 3840x2160"; do
+        set -- $job
+        ncu --metrics "$m" --csv "$BIN/circles" render "$1" -r cuda-tile-binned -s "$2" -o /tmp/floor.png \
+          > "$OUT/floors_$1.csv" 2> "$OUT/floors_$1.err"
+        rc=$?; echo "ncu $1 rc=$rc rows=$(grep -c '^"' "$OUT/floors_$1.csv")"; [ "$rc" -eq 0 ] || status=1
+      done
       ;;
     lab-sanitize)
       echo "== compute-sanitizer on every lab variant (small awkward sizes; every knob value)"

@@ -1,13 +1,23 @@
 #!/usr/bin/python3
-"""Plots `circles kernels --json` output: one PNG per family, one panel per task, type and size.
+"""Plots the lab's JSON: `circles kernels --json` (one PNG per family) or `circles bench --json` (one PNG).
 
-Ladders are bars of GB/s per variant (in registry order, knob values as "name/value"), with the
-device copy and the library reference (CUB) drawn across as lines. Knobs with many values (the
-bank-conflict strides, the convolution radii) are drawn as lines over the knob instead.
+The input is told apart by its records' keys: kernel records have "family" and "task", bench
+records have "scene" and "median_ms".
 
-Usage: scripts/plot_kernels.py KERNELS.json [-o OUTDIR] [--markdown FILE]   (needs python3-matplotlib)
---markdown also writes the same measurements as Markdown tables (docs/KERNELS.md quotes them); it
-works without matplotlib. Exit codes: 0 done, 1 bad input, 3 matplotlib is missing (no PNG drawn).
+Kernels: one PNG per family (kernels_FAMILY.png), one panel per task, type and size. Ladders are
+bars of GB/s per variant (in registry order, knob values as "name/value"), with the device copy
+and the library reference (CUB) drawn across as lines. Knobs with many values (the bank-conflict
+strides, the convolution radii) are drawn as lines over the knob instead.
+
+Bench: one PNG, bench.png: the median ms per frame on a log scale, grouped bars, one group per
+scene (in the order they first appear), one bar per variant (renderer, knobs and mode, e.g.
+"cuda-tile-binned/32/early"). Records without "mode" (older files) are taken as exact.
+
+Usage: scripts/plot_kernels.py FILE.json [-o OUTDIR] [--markdown FILE]   (needs python3-matplotlib)
+--markdown also writes the same measurements as Markdown tables (docs/KERNELS.md quotes them; for
+bench, a table of medians, scene by variant, and one of the work counted per record where the
+renderer counts it); it works without matplotlib. Exit codes: 0 done, 1 bad input, 3 matplotlib
+is missing (no PNG drawn).
 """
 import argparse
 import json
@@ -115,9 +125,143 @@ def markdown(families):
     return "\n".join(out)
 
 
+# --- `circles bench --json` ---------------------------------------------------------------------
+
+DASH = "\u2014"  # a missing cell in the Markdown tables
+MB = 1024.0 * 1024.0  # as `circles bench` prints peak device memory
+
+
+def is_bench(records):
+    return all(isinstance(r, dict) and "scene" in r and "median_ms" in r for r in records)
+
+
+def check_bench(records):
+    """The reason the records cannot be plotted, or None."""
+    for i, r in enumerate(records):
+        if not isinstance(r["median_ms"], (int, float)) or isinstance(r["median_ms"], bool):
+            return "record %d: median_ms is not a number" % i
+        if not isinstance(r.get("variant", r.get("renderer")), str):
+            return "record %d: has neither a variant nor a renderer name" % i
+        if r.get("work") is not None and not isinstance(r["work"], dict):
+            return "record %d: work is neither an object nor null" % i
+    return None
+
+
+def bench_size(r):
+    return "%sx%s" % (r.get("width", "?"), r.get("height", "?"))
+
+
+def bench_tables(records):
+    """(scenes, columns, cell): scene groups in first-seen order, bar labels, {(scene, label): record}.
+
+    A bar is a variant; a variant timed in more than one mode (a file whose variant names do not
+    say the mode) gets the mode appended. A file with more than one frame size groups by scene and
+    size."""
+    modes = OrderedDict()
+    for r in records:
+        modes.setdefault(r.get("variant", r.get("renderer")), set()).add(r.get("mode") or "exact")
+    sizes = {bench_size(r) for r in records}
+    scenes, columns, cell = [], [], {}
+    for r in records:
+        name = r.get("variant", r.get("renderer"))
+        mode = r.get("mode") or "exact"
+        col = name + (" [%s]" % mode if len(modes[name]) > 1 else "")
+        scene = str(r["scene"]) + (" " + bench_size(r) if len(sizes) > 1 else "")
+        if scene not in scenes:
+            scenes.append(scene)
+        if col not in columns:
+            columns.append(col)
+        cell[(scene, col)] = r  # a pair timed twice: the last one
+    return scenes, columns, cell
+
+
+def bench_markdown(records):
+    scenes, columns, cell = bench_tables(records)
+    sizes = sorted({bench_size(r) for r in records})
+    out = ["#### bench: median ms per frame, %s" % ", ".join(sizes), ""]
+    out.append("| scene | " + " | ".join(columns) + " |")
+    out.append("|" + " --- |" * (len(columns) + 1))
+    for scene in scenes:
+        cells = [scene] + ["%.3f" % cell[(scene, c)]["median_ms"] if (scene, c) in cell else DASH
+                           for c in columns]
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    worked = [(scene, c, cell[(scene, c)]) for scene in scenes for c in columns
+              if (scene, c) in cell and isinstance(cell[(scene, c)].get("work"), dict)]
+    if worked:
+        out.append("#### bench: work per frame")
+        out.append("")
+        head = ["scene", "variant", "pairs", "chunks", "circles never binned %", "pixel tests", "blends",
+                "peak device MB"]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + " --- |" * len(head))
+
+        def count(w, key):
+            return str(w[key]) if isinstance(w.get(key), int) else DASH
+
+        for scene, c, r in worked:
+            w = r["work"]
+            circles, binned = w.get("circles"), w.get("circles_binned")
+            # A frame drawn without binning (chunks 0: every block walked the circles) skipped none.
+            skipped = ("%.1f" % (100.0 * (1.0 - float(binned) / circles))
+                       if isinstance(circles, int) and isinstance(binned, int) and circles > 0
+                       and w.get("chunks") else DASH)
+            peak = r.get("peak_device_bytes")
+            cells = [scene, c, count(w, "pairs"), count(w, "chunks"), skipped, count(w, "pixel_tests"),
+                     count(w, "blends"), "%.1f" % (peak / MB) if isinstance(peak, (int, float)) else DASH]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def plot_bench(plt, records, outdir):
+    scenes, columns, cell = bench_tables(records)
+    n = max(len(columns), 1)
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(max(7.5, 0.55 + len(scenes) * (0.25 + 0.18 * n)), 4.8))
+    colours = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    for i, c in enumerate(columns):
+        xs = [j + (i - (n - 1) / 2.0) * width for j, scene in enumerate(scenes)
+              if (scene, c) in cell and cell[(scene, c)]["median_ms"] > 0]
+        ys = [cell[(scene, c)]["median_ms"] for scene in scenes
+              if (scene, c) in cell and cell[(scene, c)]["median_ms"] > 0]
+        ax.bar(xs, ys, width=width, color=colours(i % colours.N), label=c)
+    ax.set_yscale("log")
+    ax.set_xticks(list(range(len(scenes))))
+    ax.set_xticklabels(scenes, rotation=30 if len(scenes) > 6 else 0,
+                       ha="right" if len(scenes) > 6 else "center", fontsize=8)
+    ax.set_xlim(-0.6, len(scenes) - 0.4)
+    ax.set_ylabel("ms per frame (median)")
+    sizes = sorted({bench_size(r) for r in records})
+    frames = sorted({r["frames"] for r in records if isinstance(r.get("frames"), int)})
+    timed = ""
+    if frames:
+        timed = ", %d%s frame%s" % (frames[0], "" if len(frames) == 1 else "-%d" % frames[-1],
+                                    "" if frames == [1] else "s")
+    ax.set_title("circles bench, %s%s: time per scene, renderer and mode" % (", ".join(sizes), timed), fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    path = os.path.join(outdir, "bench.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print("plot_kernels: %s" % path)
+
+
+def import_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot_kernels: matplotlib is missing (apt-get install python3-matplotlib)", file=sys.stderr)
+        sys.exit(MISSING_MATPLOTLIB)
+    return plt
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("json", help="file written by `circles kernels --json`")
+    ap.add_argument("json", help="file written by `circles kernels --json` or `circles bench --json`")
     ap.add_argument("-o", "--outdir", default=".", help="where the PNGs go (default: .)")
     ap.add_argument("--markdown", help="also write the measurements as Markdown tables to this file")
     args = ap.parse_args()
@@ -126,21 +270,31 @@ def main():
             records = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit("plot_kernels: cannot read %s: %s" % (args.json, e))
-    if not isinstance(records, list) or not all(isinstance(r, dict) and "family" in r for r in records):
-        sys.exit("plot_kernels: %s is not `circles kernels --json` output" % args.json)
+    if not isinstance(records, list):
+        sys.exit("plot_kernels: %s is neither `circles kernels --json` nor `circles bench --json` output"
+                 % args.json)
+    if records and is_bench(records):
+        problem = check_bench(records)
+        if problem:
+            sys.exit("plot_kernels: %s is not usable `circles bench --json` output: %s" % (args.json, problem))
+        os.makedirs(args.outdir, exist_ok=True)
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as f:  # the em dash
+                f.write(bench_markdown(records))
+            print("plot_kernels: %s" % args.markdown)
+        plot_bench(import_pyplot(), records, args.outdir)
+        return
+    if not all(isinstance(r, dict) and "family" in r and "task" in r for r in records):
+        sys.exit("plot_kernels: %s is neither `circles kernels --json` nor `circles bench --json` output "
+                 "(kernel records have \"family\" and \"task\", bench records \"scene\" and \"median_ms\")"
+                 % args.json)
     os.makedirs(args.outdir, exist_ok=True)
     families = group_records(records)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(markdown(families))
         print("plot_kernels: %s" % args.markdown)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_kernels: matplotlib is missing (apt-get install python3-matplotlib)", file=sys.stderr)
-        sys.exit(MISSING_MATPLOTLIB)
+    plt = import_pyplot()
     for family, groups in families.items():
         n = len(groups)
         cols = min(n, 2)

@@ -269,7 +269,7 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
 
-// Pair counts past 32 bits: 2^18 circles that cover all 128x128 tiles of a 2048x2048 frame, and a
+// Pair counts past 32 bits: 2^18 circles that cover all 128x128 16-pixel tiles of a 2048x2048 frame, and a
 // small one in the first tile, make 2^32 + 1 pairs. The 32-bit counts' scan would wrap; the count
 // kernel's 64-bit total does not, and the frame is binned in chunks that fit the pair budget
 // (2^26 pairs: 65 chunks). Compared with cuda-tile-scan's walk (no binning at all) within the
@@ -294,7 +294,7 @@ TEST(GpuRenderer, BinnedPairCountsPast32BitsAreChunked) {
   last.radius = 1.f / 1024;
   last.r = last.a = 1.f;
   scene.circles.push_back(last);
-  auto r = make_renderer("cuda-tile-binned");
+  auto r = make_renderer("cuda-tile-binned", {16, 0});  // 128x128 tiles
   Image binned;
   r->load(scene, 2048, 2048);
   r->count_work(true);
