@@ -528,7 +528,8 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early) : tile_(tile), scan_(scan), early_(early) {
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early)
+      : tile_(tile), scan_(scan), early_requested_(early), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
     *host_stats_ = ChunkStats{0, 0};
@@ -565,6 +566,19 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
     median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
     compose_ = median_radius_px_ >= kComposeRadiusPixels;
+    // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
+    // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
+    // front-to-back passes would only add chunks. Those scenes are drawn exactly.
+    early_ = early_requested_;
+    early_note_.clear();
+    if (early_requested_ && (scene.shading != Shading::Flat || median_radius_px_ < kEarlyMinRadiusPixels)) {
+      early_ = false;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "early exit not taken (%s): drawn exact, which meets its promise; ",
+                    scene.shading != Shading::Flat ? "snow shading fades, tiles do not settle"
+                                                   : "median radius under 4 pixels, tiles do not settle");
+      early_note_ = buf;
+    }
     chunk_ = static_cast<int>(n);
   }
 
@@ -661,7 +675,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       a.hi = n;
       shade(grid, f, a);
       stage("clear+shade");
-      plan_ = "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
+      plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
               composing;
       return;
     }
@@ -743,7 +757,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
                   forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
-    plan_ = buf + composing;
+    plan_ = early_note_ + buf + composing;
   }
 
   // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
@@ -796,8 +810,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   static constexpr int kMaxEarlyChunk = 1 << 24;
   const int tile_;
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
-  const bool early_;
+  const bool early_requested_;  // --early-exit
+  // Whether frames composite front to back and stop early: as requested, unless the scene will
+  // not settle (set at load; exact frames meet early exit's promise too, and cost less then).
+  bool early_;
+  std::string early_note_;  // why early exit was not taken, "" when it was (or not asked for)
   static constexpr float kComposeRadiusPixels = 16.f;
+  static constexpr float kEarlyMinRadiusPixels = 4.f;
   float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
   bool compose_ = false;  // the shade kernel composes runs of circles covering whole warp boxes
   lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays

@@ -341,6 +341,12 @@ TEST(GpuRenderer, EarlyExitSkipsCirclesUnderSettledTiles) {
   ASSERT_TRUE(exact->work(&we));
   EXPECT_EQ(we.circles_binned, we.circles);
   EXPECT_GT(we.blends, 4 * w.blends);
+  // Where tiles would not settle (snow's fading flakes), early exit draws the frame exactly and
+  // says so.
+  auto snow = make_renderer("cuda-tile-binned", s);
+  snow->load(cached_scene("snow"), 300, 200);
+  snow->render();
+  EXPECT_NE(snow->plan().find("early exit not taken (snow shading"), std::string::npos) << snow->plan();
 }
 
 // A load that cannot fit in the GPU's memory is refused before anything is allocated, with what
