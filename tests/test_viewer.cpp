@@ -795,6 +795,16 @@ TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
   }
 }
 
+// cuda-tile-binned's early exit in the viewer: the frame passes --check against cpu-ref at the
+// default tolerance (its colours are within 0.5/255), on a scene where it stops early.
+TEST_F(ViewerBinary, GpuEarlyExitFramePassesTheCheck) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--early-exit", "--quit-after",
+                            "2", "-s", "800x600", "--check"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+}
+
 // The lab's reduction over every frame of a CUDA renderer: its GPU time is a stage of the
 // summary, and the final check against the CPU's sums of the same frame passes.
 TEST_F(ViewerBinary, GpuFrameStatsRunEveryFrameAndMatchTheCpu) {
