@@ -159,8 +159,13 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
     throw std::invalid_argument("renderer '" + info.name + "' supports scans " + join(info.scans) +
                                 ", not '" + s.scan + "'");
   }
-  if (s.early_exit && !info.early_exit)
-    throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (only cuda-tile-binned does)");
+  if (s.early_exit && !info.early_exit) {
+    std::vector<std::string> have;
+    for (const RendererInfo& r : renderer_registry())
+      if (r.early_exit) have.push_back(r.name);
+    throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (renderers with one: " +
+                                join(have) + ")");
+  }
   return s;
 }
 

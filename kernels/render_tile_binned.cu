@@ -790,8 +790,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       CUDA_CHECK(cudaStreamSynchronize(stream()));
       stage("count");
       const unsigned long long total = host_stats_->total;
-      if (!first && early_ && host_stats_->unsettled == 0) break;  // every tile has stopped
-      const unsigned long long open = host_stats_->unsettled;
+      const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
+      if (!first && early_ && open == 0) break;                 // every tile has stopped
       if (!first && early_ && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
         // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
         // circle reaches, such as the margins of a wide frame, never settle): more chunks will
@@ -811,7 +811,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       pairs += total;
       a.first = first;
       a.last = last;
-      if (!first) open_before = host_stats_->unsettled;
+      if (!first) open_before = open;
       if (total > 0) bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
       if (total > 0 || first || last) {
         stage_begin("clear+shade");
