@@ -120,6 +120,9 @@ __global__ void __launch_bounds__(kCountThreads)
     count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
                        const unsigned char* settled, int* counts, ChunkStats* stats) {
   __shared__ unsigned long long s_warp[kCountThreads / 32];
+  // Early exit: when the last shade left no tile open the frame is done, and the host, reading
+  // these stats, stops before using any count: skip the chunk's walk (uniform).
+  if (settled && stats->unsettled == 0) return;
   unsigned long long sum = 0;
   for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
     int n = 0;
@@ -192,6 +195,7 @@ struct LanePixels {
   bool in[2];  // inside the image
   Float4 c[2];
   float t[2];
+  float bg_w[2];  // early exit: the background's alpha (the stop test); its colour is re-read at the end
   bool done[2];
 };
 
@@ -222,7 +226,7 @@ struct FullRun {
     ++count;
   }
   template <class Pixels>
-  __device__ __forceinline__ void flush(Pixels& p, bool front, const Float4* bg) {
+  __device__ __forceinline__ void flush(Pixels& p, bool front) {
     if (count == 0) return;  // uniform
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -233,7 +237,7 @@ struct FullRun {
         p.c[r].z = __fmaf_rn(p.t[r], add_z, p.c[r].z);
         p.t[r] *= a_mul;
         p.c[r].w += alpha;
-        p.done[r] = p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f;
+        p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
       } else {
         p.c[r].x = __fmaf_rn(a_mul, p.c[r].x, add_x);
         p.c[r].y = __fmaf_rn(a_mul, p.c[r].y, add_y);
@@ -254,7 +258,7 @@ struct FullRun {
 // kCompose: 0 none, 1 runs of circles covering a warp's 8x8 box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles.
 template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose>
-__global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
+__global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int kThreads = TILE * TILE / 2;
   constexpr int kWarpsX = TILE / 8;
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
@@ -263,12 +267,26 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
   // not need.
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
   constexpr int kBatch = kThreads * kPer;
-  __shared__ float4 s_geo[kBatch];  // x, y, radius^2 (flat) or z (snow), radius
-  __shared__ float4 s_col[kBatch];  // flat: a*r, a*g, a*b, a; snow: r, g, b, a
+  // The staged circles: slot s's geometry at [s], its colour at [kBatch + s] (one address, two
+  // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
+  // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
+  __shared__ float4 s_stage[2 * kBatch];
+  __shared__ float s_cull[kBatch];  // the culling radius^2 (cull_radius_sq)
   __shared__ typename lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::Storage s_scan;  // direct
   // compose: per staged circle 0 (test it), 1 (inside a run of tile-covering circles: skip), 2 (a
-  // run ends here; s_geo holds its a_mul and length, s_col its add and alpha).
+  // run ends here; its geometry slot holds (0, length, 0, a_mul), its colour the add and alpha).
   __shared__ unsigned char s_kind[kCompose == 2 ? kBatch : 1];
+  __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
+  auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
+    if (S == Shading::Flat) {
+      s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
+      s_stage[kBatch + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+    } else {
+      s_stage[slot] = q;
+      s_stage[kBatch + slot] = col;
+    }
+    s_cull[slot] = cull_radius_sq(q.w);
+  };
   const long long start = clock64();
   const int tile = blockIdx.y * gridDim.x + blockIdx.x;
   if (kEarly && !a.first && a.settled[tile]) return;  // uniform: this tile stopped in an earlier chunk
@@ -276,40 +294,43 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
   const View& v = f.view;
   const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * 8;
   const bool warp_live = wi < v.width && wj < v.height;
-  // The warp's box of pixel centres, clipped to the image (for the culling ballot).
-  const float bx0 = v.pixel_x(wi), by0 = v.pixel_y(wj);
-  const float bx1 = v.pixel_x(min(wi + 8, v.width) - 1), by1 = v.pixel_y(min(wj + 8, v.height) - 1);
+  if (threadIdx.x == 0) {
+    s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
+                         v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1),
+                         v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
+  }
 
   LanePixels p;
   p.i = wi + (lane & 7);
   p.px = v.pixel_x(p.i);
-  Float4 bg[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     p.j[r] = wj + (lane >> 3) * 2 + r;
     p.py[r] = v.pixel_y(p.j[r]);
+  }
+  // The warp's box of pixel centres, clipped to the image (for the culling ballot): its lanes'
+  // own centres, shuffled (the same divisions, done once).
+  const int last_x = max(0, min(8, v.width - wi) - 1), last_y = max(0, min(8, v.height - wj) - 1);
+  const float bx0 = __shfl_sync(lab::kFullMask, p.px, 0), by0 = __shfl_sync(lab::kFullMask, p.py[0], 0);
+  const float bx1 = __shfl_sync(lab::kFullMask, p.px, last_x);
+  const float by1 = __shfl_sync(lab::kFullMask, last_y & 1 ? p.py[1] : p.py[0], (last_y >> 1) * 8);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
     p.in[r] = p.i < v.width && p.j[r] < v.height;
-    bg[r] = background_at(f.background, p.j[r] < v.height ? p.j[r] : v.height - 1, v.height);
+    const Float4 bg = background_at(f.background, p.j[r] < v.height ? p.j[r] : v.height - 1, v.height);
+    p.bg_w[r] = bg.w;
     const std::size_t at = p.in[r] ? static_cast<std::size_t>(p.j[r]) * v.width + p.i : 0;
-    if (kEarly) {
-      if (a.first) {
-        p.c[r] = Float4{0.f, 0.f, 0.f, 0.f};
-        p.t[r] = 1.f;
-      } else {
-        const float4 q = p.in[r] ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
-        p.c[r] = Float4{q.x, q.y, q.z, q.w};
-        p.t[r] = p.in[r] ? a.transmittance[at] : 0.f;
-      }
-      p.done[r] = !p.in[r] || (p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f);
+    // The pixel's state: fresh in the frame's first chunk (exact: the background; early exit:
+    // nothing composited, all light through), else what the previous chunk left.
+    if (a.first) {
+      p.c[r] = kEarly ? Float4{0.f, 0.f, 0.f, 0.f} : bg;
+      p.t[r] = 1.f;
     } else {
-      if (a.first) {
-        p.c[r] = bg[r];
-      } else {
-        const float4 q = p.in[r] ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
-        p.c[r] = Float4{q.x, q.y, q.z, q.w};
-      }
-      p.done[r] = false;
+      const float4 q = p.in[r] ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
+      p.c[r] = Float4{q.x, q.y, q.z, q.w};
+      p.t[r] = kEarly && p.in[r] ? a.transmittance[at] : 0.f;
     }
+    p.done[r] = kEarly && (!p.in[r] || (p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f));
   }
   unsigned long long tests = 0, blends = 0;
   FullRun run;
@@ -328,11 +349,9 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
   // Direct: a batch is one circle a thread, culled against the whole tile and compacted in
   // order (a ballot scan) before the warps cull what is left against their own boxes.
   const bool direct = a.ranges == nullptr;
+  if (direct) __syncthreads();  // s_tile, which the first batch's culling reads (binned: after staging)
   const unsigned step = direct ? kThreads : kBatch;
   const unsigned batches = (n + step - 1) / step;
-  const float tx0 = v.pixel_x(blockIdx.x * TILE), ty0 = v.pixel_y(blockIdx.y * TILE);
-  const float tx1 = v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1);
-  const float ty1 = v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1);
   bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.done[0] && p.done[1]));
   for (unsigned b = 0; b < batches; ++b) {
     // Early exit walks the batches from the end.
@@ -342,21 +361,16 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
       bool keep = false;
       float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
       if (threadIdx.x < count) {
+        // Both loads at once (they hit L2: every block reads the same circles), so the batch
+        // waits for one latency, not two. (Copying the next batch ahead with cp.async into
+        // shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
         q = c.pos_rad[base + threadIdx.x];
-        keep = circle_touches_box(q.x, q.y, q.w, tx0, ty0, tx1, ty1);
-        if (keep) col = c.color[base + threadIdx.x];
+        col = c.color[base + threadIdx.x];
+        keep = circle_touches_box(q.x, q.y, q.w, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
       }
       int total;
       const int slot = lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::exclusive(keep, s_scan, &total);
-      if (keep) {
-        if (S == Shading::Flat) {
-          s_geo[slot] = make_float4(q.x, q.y, q.w * q.w, q.w);
-          s_col[slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
-        } else {
-          s_geo[slot] = q;
-          s_col[slot] = col;
-        }
-      }
+      if (keep) stage_circle(static_cast<unsigned>(slot), q, col);
       count = static_cast<unsigned>(total);
     } else {
       unsigned id[kPer];
@@ -376,14 +390,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
         const unsigned slot = u * kThreads + threadIdx.x;
-        if (slot >= count) continue;
-        if (S == Shading::Flat) {
-          s_geo[slot] = make_float4(q[u].x, q[u].y, q[u].w * q[u].w, q[u].w);
-          s_col[slot] = make_float4(col[u].w * col[u].x, col[u].w * col[u].y, col[u].w * col[u].z, col[u].w);
-        } else {
-          s_geo[slot] = q[u];
-          s_col[slot] = col[u];
-        }
+        if (slot < count) stage_circle(slot, q[u], col[u]);
       }
     }
     __syncthreads();
@@ -399,16 +406,14 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
         bool full = false;
         float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
         if (sl < static_cast<int>(count)) {
-          q = s_geo[sl];
-          col = s_col[sl];
-          const float fx = fmaxf(fabsf(tx0 - q.x), fabsf(tx1 - q.x));
-          const float fy = fmaxf(fabsf(ty0 - q.y), fabsf(ty1 - q.y));
-          full = fx * fx + fy * fy <= q.z;
+          q = s_stage[sl];
+          col = s_stage[kBatch + sl];
+          full = circle_covers_box(q.x, q.y, q.z, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
         }
         const bool prev_full = __shfl_up_sync(lab::kFullMask, full, 1) && lane > 0;
         const bool next_full = __shfl_down_sync(lab::kFullMask, full, 1) && lane < 31;
         // Segmented inclusive scan: (a_mul, add, alpha, n) of the run so far, earlier circles first.
-        float m = full ? 1.f - col.w : 1.f;
+        float m = full ? q.w : 1.f;
         float bx = full ? col.x : 0.f, by = full ? col.y : 0.f, bz = full ? col.z : 0.f;
         float sa = full ? col.w : 0.f, nn = full ? 1.f : 0.f;
         bool head = !full || !prev_full;
@@ -432,8 +437,8 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
         if (sl < static_cast<int>(count)) {
           s_kind[sl] = !full ? 0 : (next_full ? 1 : 2);
           if (full && !next_full) {
-            s_geo[sl] = make_float4(m, nn, 0.f, 0.f);
-            s_col[sl] = make_float4(bx, by, bz, sa);
+            s_stage[sl] = make_float4(0.f, nn, 0.f, m);
+            s_stage[kBatch + sl] = make_float4(bx, by, bz, sa);
           }
         }
       }
@@ -443,49 +448,41 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
       const int groups = static_cast<int>((count + 31) / 32);
       for (int gi = 0; gi < groups && !warp_done; ++gi) {
         const int g = kEarly ? groups - 1 - gi : gi;
-        const int s_lane = g * 32 + lane;
-        // Which of these 32 circles may touch the warp's box, and (compose) which cover it
-        // whole: the far corner's distance computed as blend_circle computes every pixel's
-        // (rounding is monotonic, so no pixel of the box comes out farther), within radius^2.
+        // Lane l ballots the group's circle l (early exit) or 31 - l (exact), so that the next
+        // circle in walk order is always the mask's highest bit: one FLO a visit.
+        const int s_lane = g * 32 + (kEarly ? lane : 31 - lane);
+        // Which of these 32 circles may touch the warp's box, and (compose) which cover all of it
+        // (circle_covers_box: blend_circle's own test at the farthest corner).
         bool touch = false, whole = false, run_end = false;
         if (s_lane < static_cast<int>(count)) {
           const unsigned char kind = kCompose == 2 ? s_kind[s_lane] : 0;
-          const float4 q = s_geo[s_lane];
+          const float4 q = s_stage[s_lane];
           run_end = kind == 2;
-          if (kind == 0) touch = circle_touches_box(q.x, q.y, q.w, bx0, by0, bx1, by1);
+          if (kind == 0) touch = circle_touches_box_sq(q.x, q.y, s_cull[s_lane], bx0, by0, bx1, by1);
           else touch = whole = run_end;  // a run covers every box of the tile; kind 1 is inside a run
-          if (kCompose && touch && !run_end) {
-            const float fx = fmaxf(fabsf(bx0 - q.x), fabsf(bx1 - q.x));
-            const float fy = fmaxf(fabsf(by0 - q.y), fabsf(by1 - q.y));
-            whole = fx * fx + fy * fy <= q.z;
-          }
+          if (kCompose && touch && !run_end) whole = circle_covers_box(q.x, q.y, q.z, bx0, by0, bx1, by1);
         }
         unsigned mask = __ballot_sync(lab::kFullMask, touch);
         const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
         const unsigned runs = kCompose == 2 ? __ballot_sync(lab::kFullMask, run_end) : 0u;
+        // The group's slot of bit 0: the visit's address is one multiply-add from it.
+        const float4* group = s_stage + g * 32 + (kEarly ? 0 : 31);
         while (mask) {
-          int bit;
-          if (kEarly) {
-            bit = 31 - __clz(mask);
-            mask &= ~(1u << bit);
-          } else {
-            bit = __ffs(mask) - 1;
-            mask &= mask - 1;
-          }
-          const int s = g * 32 + bit;
-          const float4 col = s_col[s];
+          const int bit = 31 - __clz(mask);
+          mask ^= 1u << bit;
+          const float4* staged = kEarly ? group + bit : group - bit;
+          const float4 q = staged[0], col = staged[kBatch];
           if (kCompose && ((full >> bit) & 1u)) {
             // Covers the warp's whole box: no per-pixel test; fold it into the pending run (a
-            // whole run of tile-covering circles at once when it ends here).
-            const bool many = (runs >> bit) & 1u;
-            const float4 mg = many ? s_geo[s] : make_float4(1.f - col.w, 1.f, 0.f, 0.f);
-            if (kCount)  // blended untested
-              blends += static_cast<unsigned long long>(mg.y) * ((p.in[0] && !p.done[0]) + (p.in[1] && !p.done[1]));
-            run.add(mg.x, col, kEarly);
+            // whole run of tile-covering circles at once when it ends here: q.y circles).
+            if (kCount) {  // blended untested
+              const float n_run = (runs >> bit) & 1u ? q.y : 1.f;
+              blends += static_cast<unsigned long long>(n_run) * ((p.in[0] && !p.done[0]) + (p.in[1] && !p.done[1]));
+            }
+            run.add(q.w, col, kEarly);
             continue;
           }
-          if (kCompose) run.flush(p, kEarly, bg);
-          const float4 q = s_geo[s];
+          if (kCompose) run.flush(p, kEarly);
           const float dx = p.px - q.x;
 #pragma unroll
           for (int r = 0; r < 2; ++r) {
@@ -504,12 +501,11 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
                   p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
                   p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
                   p.c[r].w += col.w;
-                  p.t[r] *= 1.f - col.w;
+                  p.t[r] *= q.w;  // 1 - a
                 } else {
-                  const float keep = 1.f - col.w;
-                  p.c[r].x = __fmaf_rn(keep, p.c[r].x, col.x);
-                  p.c[r].y = __fmaf_rn(keep, p.c[r].y, col.y);
-                  p.c[r].z = __fmaf_rn(keep, p.c[r].z, col.z);
+                  p.c[r].x = __fmaf_rn(q.w, p.c[r].x, col.x);
+                  p.c[r].y = __fmaf_rn(q.w, p.c[r].y, col.y);
+                  p.c[r].z = __fmaf_rn(q.w, p.c[r].z, col.z);
                   p.c[r].w += col.w;
                 }
               }
@@ -534,15 +530,15 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
               }
             }
             if (kEarly && !p.done[r])
-              p.done[r] = p.t[r] < kSettledTransmittance && bg[r].w + p.c[r].w >= 1.f;
+              p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
           }
         }
         if (kEarly) {
-          if (kCompose) run.flush(p, kEarly, bg);  // so the pixels' transmittance is current for the stop test
+          if (kCompose) run.flush(p, kEarly);  // so the pixels' transmittance is current for the stop test
           warp_done = __all_sync(lab::kFullMask, p.done[0] && p.done[1]);
         }
       }
-      if (kCompose) run.flush(p, kEarly, bg);
+      if (kCompose) run.flush(p, kEarly);
     }
     // Early exit: the whole tile stops when every warp has; else the next batch overwrites the
     // staging arrays.
@@ -575,8 +571,9 @@ __global__ void __launch_bounds__(TILE * TILE / 2) shade_kernel(DeviceCircles c,
       f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
     } else if (settled || a.last) {
       // Final: what came through composited over the background; alpha sums like cpu-ref's.
-      f.image[at] = make_float4(__fmaf_rn(p.t[r], bg[r].x, p.c[r].x), __fmaf_rn(p.t[r], bg[r].y, p.c[r].y),
-                                __fmaf_rn(p.t[r], bg[r].z, p.c[r].z), p.c[r].w + bg[r].w);
+      const Float4 bg = background_at(f.background, p.j[r], v.height);
+      f.image[at] = make_float4(__fmaf_rn(p.t[r], bg.x, p.c[r].x), __fmaf_rn(p.t[r], bg.y, p.c[r].y),
+                                __fmaf_rn(p.t[r], bg.z, p.c[r].z), p.c[r].w + bg.w);
     } else {
       f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
       a.transmittance[at] = p.t[r];

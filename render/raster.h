@@ -105,17 +105,40 @@ CIRCLES_HD float span_slack(float c, float r, float scale) {
   return 1.f + 4.f * mag * scale * 1.1920929e-7f;
 }
 
+// The squared radius the culling tests compare with: the radius plus slack that absorbs rounding,
+// so that culling never drops a circle that blend_circle would draw.
+CIRCLES_HD float cull_radius_sq(float rad) {
+  const float rr = rad * 1.0001f + 1e-6f;
+  return rr * rr;
+}
+
+// Conservative circle-box test with the culling radius^2 (cull_radius_sq) given: true when the
+// circle may cover a pixel centre inside the box [x0, x1] x [y0, y1] (box given by its extreme
+// pixel centres).
+CIRCLES_HD bool circle_touches_box_sq(float cx, float cy, float cull_rr, float x0, float y0, float x1, float y1) {
+  const float qx = clampf(cx, x0, x1);
+  const float qy = clampf(cy, y0, y1);
+  const float dx = cx - qx;
+  const float dy = cy - qy;
+  return dx * dx + dy * dy <= cull_rr;
+}
+
 // Conservative circle-box test: true when the circle may cover a pixel centre inside the box
 // [x0, x1] x [y0, y1] (box given by its extreme pixel centres). Slack absorbs rounding so that
 // culling never drops a circle that blend_circle would draw.
 CIRCLES_HD bool circle_touches_box(float cx, float cy, float rad, float x0, float y0, float x1,
                                    float y1) {
-  const float qx = clampf(cx, x0, x1);
-  const float qy = clampf(cy, y0, y1);
-  const float dx = cx - qx;
-  const float dy = cy - qy;
-  const float rr = rad * 1.0001f + 1e-6f;
-  return dx * dx + dy * dy <= rr * rr;
+  return circle_touches_box_sq(cx, cy, cull_radius_sq(rad), x0, y0, x1, y1);
+}
+
+// Whether the circle covers every pixel centre of the box [x0, x1] x [y0, y1] by blend_circle's
+// own test, so the box needs no per-pixel test: the farthest corner's distance, computed as
+// blend_circle computes every pixel's (dx = px - cx, unfused), within rr = radius * radius.
+// Rounding is monotonic, so no pixel centre inside the box comes out farther than that corner.
+CIRCLES_HD bool circle_covers_box(float cx, float cy, float rr, float x0, float y0, float x1, float y1) {
+  const float fx = fmaxf(fabsf(x0 - cx), fabsf(x1 - cx));
+  const float fy = fmaxf(fabsf(y0 - cy), fabsf(y1 - cy));
+  return fx * fx + fy * fy <= rr;
 }
 
 }  // namespace circles
