@@ -417,8 +417,12 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
         float bx = full ? col.x : 0.f, by = full ? col.y : 0.f, bz = full ? col.z : 0.f;
         float sa = full ? col.w : 0.f, nn = full ? 1.f : 0.f;
         bool head = !full || !prev_full;
+        // A scan over the group's n circles needs the steps d < n only (a group of 3: two), and
+        // none when no circle of the group covers the tile.
+        const int n_group = __any_sync(lab::kFullMask, full) ? min(32, static_cast<int>(count) - g * 32) : 0;
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
+          if (d >= n_group) break;  // uniform
           const float pm = __shfl_up_sync(lab::kFullMask, m, d);
           const float px_ = __shfl_up_sync(lab::kFullMask, bx, d), py_ = __shfl_up_sync(lab::kFullMask, by, d);
           const float pz = __shfl_up_sync(lab::kFullMask, bz, d), ps = __shfl_up_sync(lab::kFullMask, sa, d);
@@ -541,10 +545,10 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
       if (kCompose) run.flush(p, kEarly);
     }
     // Early exit: the whole tile stops when every warp has; else the next batch overwrites the
-    // staging arrays.
+    // staging arrays (after the last batch nothing reads them again).
     if (kEarly) {
       if (__syncthreads_and(warp_done)) break;
-    } else {
+    } else if (b + 1 < batches) {
       __syncthreads();
     }
   }

@@ -56,18 +56,19 @@ CIRCLES_HD Float4 background_at(const Background& bg, int j, int height) {
 }
 
 // The snow ramp: 5 colour stops spread over normalised distance [0, 1].
+// The stops are selected, not indexed from arrays: an array indexed at run time lives in a GPU
+// thread's local memory (stack stores and loads for every covered pixel).
+CIRCLES_HD float snow_stop_r(int i) { return i < 2 ? 1.f : .8f; }            // 1, 1, .8, .8, .8
+CIRCLES_HD float snow_stop_g(int i) { return i < 2 ? 1.f : (i < 4 ? .9f : .8f); }  // 1, 1, .9, .9, .8
 CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
-  const float kR[5] = {1.f, 1.f, .8f, .8f, .8f};
-  const float kG[5] = {1.f, 1.f, .9f, .9f, .8f};
-  const float kB[5] = {1.f, 1.f, 1.f, 1.f, 1.f};
   const float t = nd * 4.f;
   int base = static_cast<int>(t);
   base = base < 4 ? base : 4;
   const int next = base + 1 < 4 ? base + 1 : 4;
   const float f = t - static_cast<float>(base);
-  *r = kR[base] + (kR[next] - kR[base]) * f;
-  *g = kG[base] + (kG[next] - kG[base]) * f;
-  *b = kB[base] + (kB[next] - kB[base]) * f;
+  *r = snow_stop_r(base) + (snow_stop_r(next) - snow_stop_r(base)) * f;
+  *g = snow_stop_g(base) + (snow_stop_g(next) - snow_stop_g(base)) * f;
+  *b = 1.f;  // every stop is 1
 }
 
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
