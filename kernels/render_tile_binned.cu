@@ -187,16 +187,31 @@ struct ShadeArgs {
   unsigned long long* work = nullptr;  // counting: [0] pixel tests, [1] blends
 };
 
-// One lane's two pixels and their state: exact mode keeps the colour (rgb, alpha sum); early
-// exit the colour composited so far (premultiplied rgb, alpha sum) and the transmittance.
+// One lane's R pixels (one column, R rows) and their state: exact mode keeps the colour (rgb,
+// alpha sum); early exit the colour composited so far (premultiplied rgb, alpha sum) and the
+// transmittance.
+template <int R>
 struct LanePixels {
-  int i, j[2];
-  float px, py[2];
-  bool in[2];  // inside the image
-  Float4 c[2];
-  float t[2];
-  float bg_w[2];  // early exit: the background's alpha (the stop test); its colour is re-read at the end
-  bool done[2];
+  static constexpr int kRows = R;
+  int i, j[R];
+  float px, py[R];
+  bool in[R];  // inside the image
+  Float4 c[R];
+  float t[R];
+  float bg_w[R];  // early exit: the background's alpha (the stop test); its colour is re-read at the end
+  bool done[R];
+  __device__ __forceinline__ bool all_done() const {
+    bool d = true;
+#pragma unroll
+    for (int r = 0; r < R; ++r) d = d && done[r];
+    return d;
+  }
+  __device__ __forceinline__ int open_in_image() const {  // pixels still blending
+    int n = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) n += in[r] && !done[r];
+    return n;
+  }
 };
 
 // A run of consecutive circles that each cover a warp's whole 8x8 box (flat shading): their
@@ -229,7 +244,7 @@ struct FullRun {
   __device__ __forceinline__ void flush(Pixels& p, bool front) {
     if (count == 0) return;  // uniform
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
+    for (int r = 0; r < Pixels::kRows; ++r) {
       if (p.done[r]) continue;
       if (front) {
         p.c[r].x = __fmaf_rn(p.t[r], add_x, p.c[r].x);
@@ -249,18 +264,27 @@ struct FullRun {
   }
 };
 
-// One block per TILE x TILE tile, one warp per 8x8 pixels, two pixels per lane. Circles are
-// staged in batches (one per thread: position, radius^2, premultiplied colour), each warp ballots
-// which of a group of 32 touch its 8x8 box and walks only those (in order, or backwards for early
-// exit). Fast because a warp's lanes do a visited circle's test and blend at ~65% occupancy
-// (rand1M) instead of testing every circle of the tile at every pixel, two pixels share a
-// staged load and dx, and each blend is 3 FMAs and an add.
-// kCompose: 0 none, 1 runs of circles covering a warp's 8x8 box, 2 also runs covering the whole
+// One block per TILE x TILE tile, one warp per 8 x (4 kRows) pixels (8x8: two pixels, one column
+// and two rows, per lane; 8x16 with kRows = 4). Circles are staged in batches (one per thread:
+// position, radius^2, premultiplied colour), each warp ballots which of a group of 32 touch its
+// box and walks only those (in order, or backwards for early exit). Fast because a warp's lanes
+// do a visited circle's test and blend at ~65% occupancy (rand1M) instead of testing every
+// circle of the tile at every pixel, a lane's pixels share a staged load and dx, and each blend
+// is 3 FMAs and an add. kRows = 4 (direct exact frames at tile 32) halves the threads, so twice
+// the blocks fit an SM at once (four of 256): a direct frame is a few waves of blocks that each
+// wait on the same chain of loads and barriers, and half the waves, with half the warps culling
+// each batch, is the gain (H100: rgb 0.016 -> 0.015 ms, pattern 0.028 -> 0.023, biglittle 0.49 ->
+// 0.38). Binned frames and early exit keep two: more pixels a lane there means more visits in
+// vain, and early exit's extra state would not fit 64 registers.
+// kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles.
-template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose>
-__global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
-  constexpr int kThreads = TILE * TILE / 2;
+template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows>
+// At most 64 registers at tile 32 (2 blocks of 512 threads or 4 of 256 an SM), 80 at tile 16.
+__global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
+    shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
+  constexpr int kThreads = TILE * TILE / kRows;
   constexpr int kWarpsX = TILE / 8;
+  constexpr int kBoxH = 4 * kRows;  // the warp box's height in pixels
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did
@@ -292,7 +316,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
   if (kEarly && !a.first && a.settled[tile]) return;  // uniform: this tile stopped in an earlier chunk
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const View& v = f.view;
-  const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * 8;
+  const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * kBoxH;
   const bool warp_live = wi < v.width && wj < v.height;
   if (threadIdx.x == 0) {
     s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
@@ -300,22 +324,29 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
                          v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
   }
 
-  LanePixels p;
+  LanePixels<kRows> p;
   p.i = wi + (lane & 7);
   p.px = v.pixel_x(p.i);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    p.j[r] = wj + (lane >> 3) * 2 + r;
+  for (int r = 0; r < kRows; ++r) {
+    p.j[r] = wj + (lane >> 3) * kRows + r;
     p.py[r] = v.pixel_y(p.j[r]);
   }
   // The warp's box of pixel centres, clipped to the image (for the culling ballot): its lanes'
   // own centres, shuffled (the same divisions, done once).
-  const int last_x = max(0, min(8, v.width - wi) - 1), last_y = max(0, min(8, v.height - wj) - 1);
+  const int last_x = max(0, min(8, v.width - wi) - 1), last_y = max(0, min(kBoxH, v.height - wj) - 1);
+  // The lane's centre in the row that is the box's last: selects with constant indices. (A loop
+  // `if (last_y % kRows == r) last_py = p.py[r]` put the whole LanePixels in local memory, 80
+  // bytes of stack, and made every frame up to 2x slower.)
+  float last_py = p.py[0];
+  if (last_y % kRows == 1) last_py = p.py[1];
+  if (kRows == 4 && last_y % kRows == 2) last_py = p.py[kRows == 4 ? 2 : 0];
+  if (kRows == 4 && last_y % kRows == 3) last_py = p.py[kRows == 4 ? 3 : 0];
   const float bx0 = __shfl_sync(lab::kFullMask, p.px, 0), by0 = __shfl_sync(lab::kFullMask, p.py[0], 0);
   const float bx1 = __shfl_sync(lab::kFullMask, p.px, last_x);
-  const float by1 = __shfl_sync(lab::kFullMask, last_y & 1 ? p.py[1] : p.py[0], (last_y >> 1) * 8);
+  const float by1 = __shfl_sync(lab::kFullMask, last_py, (last_y / kRows) * 8);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < kRows; ++r) {
     p.in[r] = p.i < v.width && p.j[r] < v.height;
     const Float4 bg = background_at(f.background, p.j[r] < v.height ? p.j[r] : v.height - 1, v.height);
     p.bg_w[r] = bg.w;
@@ -352,7 +383,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
   if (direct) __syncthreads();  // s_tile, which the first batch's culling reads (binned: after staging)
   const unsigned step = direct ? kThreads : kBatch;
   const unsigned batches = (n + step - 1) / step;
-  bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.done[0] && p.done[1]));
+  bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.all_done()));
   for (unsigned b = 0; b < batches; ++b) {
     // Early exit walks the batches from the end.
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
@@ -481,7 +512,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
             // whole run of tile-covering circles at once when it ends here: q.y circles).
             if (kCount) {  // blended untested
               const float n_run = (runs >> bit) & 1u ? q.y : 1.f;
-              blends += static_cast<unsigned long long>(n_run) * ((p.in[0] && !p.done[0]) + (p.in[1] && !p.done[1]));
+              blends += static_cast<unsigned long long>(n_run) * p.open_in_image();
             }
             run.add(q.w, col, kEarly);
             continue;
@@ -489,7 +520,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
           if (kCompose) run.flush(p, kEarly);
           const float dx = p.px - q.x;
 #pragma unroll
-          for (int r = 0; r < 2; ++r) {
+          for (int r = 0; r < kRows; ++r) {
             if (S == Shading::Flat) {
               // cpu-ref's coverage test to the bit: dx*dx + dy*dy <= radius^2, unfused.
               const float dy = p.py[r] - q.y;
@@ -539,7 +570,7 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
         }
         if (kEarly) {
           if (kCompose) run.flush(p, kEarly);  // so the pixels' transmittance is current for the stop test
-          warp_done = __all_sync(lab::kFullMask, p.done[0] && p.done[1]);
+          warp_done = __all_sync(lab::kFullMask, p.all_done());
         }
       }
       if (kCompose) run.flush(p, kEarly);
@@ -565,10 +596,10 @@ __global__ void __launch_bounds__(TILE * TILE / 2, TILE == 32 ? 2 : 6) shade_ker
     }
   }
   bool settled = true;
-  if (kEarly) settled = __syncthreads_and(p.done[0] && p.done[1]);
+  if (kEarly) settled = __syncthreads_and(p.all_done());
   record_tile_cycles(f, start);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < kRows; ++r) {
     if (!p.in[r]) continue;
     const std::size_t at = static_cast<std::size_t>(p.j[r]) * v.width + p.i;
     if (!kEarly) {
@@ -606,6 +637,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS"))
       limit_ = std::max(1ull, std::strtoull(cap, nullptr, 10));
     if (const char* s = std::getenv("CIRCLES_BINNED_STRATEGY")) forced_ = s;
+    if (const char* s = std::getenv("CIRCLES_BINNED_ROWS")) rows_ = std::string(s) == "2" ? 2 : 4;
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -690,18 +722,31 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     return pairs;
   }
 
+  template <bool kEarly, bool kCount, int T, int R>
+  void launch_shade_rows(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    constexpr int threads = T * T / R;
+    if (shading() == Shading::Snow)
+      shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+    else if (compose_ == 2)
+      shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+    else if (compose_ == 1)
+      shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+    else
+      shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+  }
   template <bool kEarly, bool kCount>
   void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     with_tile_size(tile_, [&](auto t) {
       constexpr int T = decltype(t)::value;
-      if (shading() == Shading::Snow)
-        shade_kernel<Shading::Snow, T, kEarly, kCount, 0><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
-      else if (compose_ == 2)
-        shade_kernel<Shading::Flat, T, kEarly, kCount, 2><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
-      else if (compose_ == 1)
-        shade_kernel<Shading::Flat, T, kEarly, kCount, 1><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
-      else
-        shade_kernel<Shading::Flat, T, kEarly, kCount, 0><<<grid, T * T / 2, 0, stream()>>>(circles(), f, a);
+      // Direct exact frames at tile 32 take four pixels a lane (see shade_kernel); the others two.
+      // CIRCLES_BINNED_ROWS=2 keeps them at two (tests, benchmarks).
+      if constexpr (T == kLargeTile && !kEarly) {
+        if (!a.ranges && rows_ == 4) {
+          launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
+          return;
+        }
+      }
+      launch_shade_rows<kEarly, kCount, T, 2>(grid, f, a);
     });
     CUDA_CHECK_LAUNCH();
   }
@@ -755,8 +800,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       a.hi = n;
       shade(grid, f, a);
       stage("clear+shade");
+      const bool four_rows = tile_ == kLargeTile && !early_ && rows_ == 4;
       plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
-              composing;
+              composing + (four_rows ? "; four pixels a lane" : "");
       return;
     }
 
@@ -925,6 +971,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   unsigned long long budget_ = kMaxChunkPairs;
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
   std::string forced_;  // CIRCLES_BINNED_STRATEGY: "direct", "binned" or "" (choose)
+  int rows_ = 4;        // direct exact frames at tile 32: pixels a lane (CIRCLES_BINNED_ROWS)
   std::string plan_;
   bool counting_ = false, have_work_ = false;
   Workload last_work_;

@@ -47,7 +47,9 @@ struct Variant {
   RendererSettings settings;
   bool is_default = true;
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
-  std::string strategy{};   // cuda-tile-binned: forced through CIRCLES_BINNED_STRATEGY ("" its choice)
+  // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its direct
+  // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2); "" its own choices.
+  std::string strategy{};
   std::string label() const {
     std::string s = renderer;
     if (settings.tile_size) s += "_tile" + std::to_string(settings.tile_size);
@@ -59,12 +61,17 @@ struct Variant {
   }
 };
 
-// Sets CIRCLES_BINNED_STRATEGY for the renderers made in its scope ("" leaves it unset).
+// Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2") for the renderers made in its
+// scope ("" leaves both unset).
 struct ForcedStrategy {
   explicit ForcedStrategy(const std::string& s) {
-    if (!s.empty()) ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
+    if (s == "rows2") ::setenv("CIRCLES_BINNED_ROWS", "2", 1);
+    else if (!s.empty()) ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
-  ~ForcedStrategy() { ::unsetenv("CIRCLES_BINNED_STRATEGY"); }
+  ~ForcedStrategy() {
+    ::unsetenv("CIRCLES_BINNED_STRATEGY");
+    ::unsetenv("CIRCLES_BINNED_ROWS");
+  }
 };
 
 void PrintTo(const Variant& v, std::ostream* os) { *os << v.label(); }
@@ -97,6 +104,9 @@ std::vector<Variant> gpu_variants() {
         out.push_back({r.name, s, false, false, "binned"});
         out.push_back({r.name, s, false, false, "direct"});
       }
+      // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
+      const RendererSettings exact;
+      out.push_back({r.name, exact, false, false, "rows2"});
     }
   }
   return out;
