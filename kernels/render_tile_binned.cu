@@ -10,8 +10,9 @@
 //    A chunk is all circles unless its pairs exceed the pair budget; then it is halved until it
 //    fits, so scratch memory is bounded whatever the scene.
 // The shade kernel (both strategies): a block per tile, a warp per 8x8 pixels, two pixels (one
-// column, two rows) per lane. Each staged batch of circles is culled per warp with a ballot, so a
-// warp only visits the circles that touch its own 64 pixels; the coverage test is cpu-ref's,
+// column, two rows) per lane (direct exact frames at tile 32: 8x16 pixels, four a lane). Each
+// staged batch of circles is culled per warp with a ballot, so a warp only visits the circles
+// that touch its own pixels; the coverage test is cpu-ref's,
 // bit for bit, and the blend is one FMA per channel with the colour premultiplied at staging.
 // Exact mode blends every circle back to front in order. Early-exit mode (--early-exit) walks
 // the chunks from the last circle back, composites front to back, stops a pixel once its
