@@ -742,7 +742,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       // Direct exact frames at tile 32 take four pixels a lane (see shade_kernel); the others two.
       // CIRCLES_BINNED_ROWS=2 keeps them at two (tests, benchmarks).
       if constexpr (T == kLargeTile && !kEarly) {
-        if (!a.ranges && rows_ == 4) {
+        if (!a.ranges && direct_four_rows()) {
           launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
           return;
         }
@@ -801,9 +801,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       a.hi = n;
       shade(grid, f, a);
       stage("clear+shade");
-      const bool four_rows = tile_ == kLargeTile && !early_ && rows_ == 4;
       plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
-              composing + (four_rows ? "; four pixels a lane" : "");
+              composing + (direct_four_rows() ? "; four pixels a lane" : "");
       return;
     }
 
@@ -973,6 +972,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
   std::string forced_;  // CIRCLES_BINNED_STRATEGY: "direct", "binned" or "" (choose)
   int rows_ = 4;        // direct exact frames at tile 32: pixels a lane (CIRCLES_BINNED_ROWS)
+  // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
+  // the plan both read.
+  bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
   std::string plan_;
   bool counting_ = false, have_work_ = false;
   Workload last_work_;
