@@ -7,28 +7,19 @@
 #include <stdexcept>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace circles {
 
 namespace {
 
-// One thread per circle: the shared step_circle from render/animate.h. Memory-bound and tiny
-// (a few bytes per circle); fireworks sparks read their burst, which no thread writes.
-__global__ void animate_kernel(Animation kind, std::uint64_t seed, std::int64_t frame, int n,
-                               float4* pos_rad, float2* velocity) {
+// One thread per circle: the shared step_circle from render/animate.h (moved_circle), in place.
+// Memory-bound and tiny (a few bytes per circle); fireworks sparks read their burst, which no
+// thread writes.
+__global__ void animate_kernel(FusedStep s, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  if (kind == Animation::Fireworks && i < kFireworkBursts) return;  // bursts stay put
-  const float4 p = pos_rad[i];
-  const float2 v = velocity[i];
-  Motion m{p.x, p.y, p.z, p.w, v.x, v.y};
-  auto burst = [pos_rad](std::uint32_t k) {
-    const float4 b = pos_rad[k];
-    return Motion{b.x, b.y, b.z, b.w, 0.f, 0.f};
-  };
-  step_circle(kind, seed, frame, static_cast<std::uint32_t>(i), &m, burst);
-  pos_rad[i] = make_float4(m.x, m.y, m.z, m.radius);
-  velocity[i] = make_float2(m.vx, m.vy);
+  store_moved(s, i, moved_circle(s.kind, s.seed, s.frame, i, s.pos_out[i], s.velocity[i], s.pos_out));
 }
 
 }  // namespace
@@ -93,26 +84,81 @@ void CudaRenderer::load_unchecked(const Scene& scene, int width, int height) {
   animation_ = scene.animation;
   seed_ = scene.seed;
   frame_ = scene.frame;
+  step_pending_ = swap_after_draw_ = false;
   timer_.reset();
+}
+
+void CudaRenderer::launch_animate(std::int64_t frame) {
+  FusedStep s;
+  s.kind = animation_;
+  s.seed = seed_;
+  s.frame = frame;
+  s.velocity = velocity_.get();
+  s.pos_out = pos_rad_.get();
+  s.vel_out = velocity_.get();
+  s.in_place = true;
+  const int threads = 256;
+  animate_kernel<<<(count_ + threads - 1) / threads, threads, 0, stream()>>>(s, count_);
+  CUDA_CHECK_LAUNCH();
 }
 
 void CudaRenderer::advance() {
   timer_.open(stream());
   stage_begin("animate");
   if (animation_ != Animation::None && count_ > 0) {
-    const int threads = 256;
-    animate_kernel<<<(count_ + threads - 1) / threads, threads, 0, stream()>>>(
-        animation_, seed_, frame_, count_, pos_rad_.get(), velocity_.get());
-    CUDA_CHECK_LAUNCH();
+    if (fuses_steps()) {
+      // One step may wait for the next draw(); an earlier one still waiting is done now.
+      if (step_pending_) launch_animate(step_frame_);
+      step_pending_ = true;
+      step_frame_ = frame_;
+    } else {
+      launch_animate(frame_);
+    }
   }
   stage("animate");
   ++frame_;
+}
+
+FusedStep CudaRenderer::take_step(bool in_place) {
+  FusedStep s;
+  if (!step_pending_) return s;
+  step_pending_ = false;
+  s.kind = animation_;
+  s.seed = seed_;
+  s.frame = step_frame_;
+  s.velocity = velocity_.get();
+  s.in_place = in_place;
+  if (in_place) {
+    s.pos_out = pos_rad_.get();
+    s.vel_out = velocity_.get();
+  } else {
+    pos_rad_spare_.reserve(static_cast<std::size_t>(count_));
+    velocity_spare_.reserve(static_cast<std::size_t>(count_));
+    s.pos_out = pos_rad_spare_.get();
+    s.vel_out = velocity_spare_.get();
+    swap_after_draw_ = true;
+  }
+  return s;
+}
+
+void CudaRenderer::flush_step() {
+  if (!step_pending_) return;
+  step_pending_ = false;
+  stage_begin("animate");
+  launch_animate(step_frame_);
+  stage("animate");
 }
 
 void CudaRenderer::render() {
   timer_.open(stream());
   if (timing_tiles_) tile_cycles_.reserve(static_cast<std::size_t>((view_.width + 15) / 16) * ((view_.height + 15) / 16));
   draw();
+  if (step_pending_) throw std::logic_error("render: draw() left the animation step undone");
+  if (swap_after_draw_) {  // the step's new state, in the spare buffers, is the circles' now
+    std::swap(pos_rad_, pos_rad_spare_);
+    std::swap(velocity_, velocity_spare_);
+    swap_after_draw_ = false;
+  }
   timer_.close();
 }
 
@@ -162,6 +208,7 @@ bool CudaRenderer::heat_counts(int tile, HeatCounts* out) {
   constexpr int T = 16;
   const int tx = (view_.width + T - 1) / T, ty = (view_.height + T - 1) / T;
   const std::size_t pixels = static_cast<std::size_t>(view_.width) * view_.height;
+  flush_step();  // the counts are of the current state
   heat_tiles_.reserve(static_cast<std::size_t>(tx) * ty);
   heat_pixels_.reserve(pixels);
   NvtxScope range("heat map: counts");

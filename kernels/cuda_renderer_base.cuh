@@ -9,6 +9,7 @@
 #include "kernels/cuda_raii.h"
 #include "kernels/nvtx.h"
 #include "kernels/stage_timer.h"
+#include "render/animate.h"
 #include "render/raster.h"
 #include "render/renderer.h"
 
@@ -20,6 +21,43 @@ struct DeviceCircles {
   const float4* pos_rad = nullptr;  // x, y, z, radius
   const float4* color = nullptr;    // r, g, b, a
 };
+
+// An animation step that a frame's kernel does on its way (cuda-tile-binned's direct shade or its
+// first count) instead of a kernel of its own: the kernel reads the circles as they were, moves
+// every circle it loads (moved_circle), and writes each circle's new state once, to pos_out and
+// vel_out. kind None: no step.
+struct FusedStep {
+  Animation kind = Animation::None;
+  std::uint64_t seed = 0;
+  std::int64_t frame = 0;          // the frame the step starts from
+  const float2* velocity = nullptr;  // the circles' velocities as they were
+  float4* pos_out = nullptr;       // where the new state goes (in place or the spare buffers)
+  float2* vel_out = nullptr;
+  bool in_place = false;  // pos_out/vel_out are the circles' own buffers
+};
+
+// Circle k one frame on: step_circle (render/animate.h) from its position q and velocity vel,
+// as the animation kernel and cpu-ref move it; fireworks' bursts, which never move, are read
+// from pos (the frame's state, which nothing writes while the step runs).
+__device__ __forceinline__ Motion moved_circle(Animation kind, std::uint64_t seed, std::int64_t frame, int k,
+                                               const float4& q, const float2& vel, const float4* pos) {
+  Motion m{q.x, q.y, q.z, q.w, vel.x, vel.y};
+  if (kind == Animation::Fireworks && k < kFireworkBursts) return m;  // bursts stay put
+  auto burst = [pos](std::uint32_t b) {
+    const float4 p = pos[b];
+    return Motion{p.x, p.y, p.z, p.w, 0.f, 0.f};
+  };
+  step_circle(kind, seed, frame, static_cast<std::uint32_t>(k), &m, burst);
+  return m;
+}
+
+// Circle k's new state into the step's outputs. In place, a fireworks burst (unmoved, and read by
+// the threads that move its sparks) is left unwritten.
+__device__ __forceinline__ void store_moved(const FusedStep& s, int k, const Motion& m) {
+  if (s.in_place && s.kind == Animation::Fireworks && k < kFireworkBursts) return;
+  s.pos_out[k] = make_float4(m.x, m.y, m.z, m.radius);
+  s.vel_out[k] = make_float2(m.vx, m.vy);
+}
 
 // What a frame's draw kernel needs besides the circles.
 struct FrameParams {
@@ -93,15 +131,35 @@ class CudaRenderer : public Renderer {
   FrameParams frame_params() const {
     return {view_, background_, image_.get(), timing_tiles_ ? tile_cycles_.get() : nullptr};
   }
+  // Whether advance() may leave its animation step for the next draw() to do inside one of its
+  // own kernels (take_step) instead of launching the animation kernel: one launch fewer a frame.
+  virtual bool fuses_steps() const { return false; }
+  // draw()'s side of a deferred step: the step (kind None when none is pending), now taken. The
+  // kernel that takes it must write every circle's new state exactly once. in_place: over the
+  // circles' own buffers (a kernel where one thread loads and writes each circle, and nothing
+  // else reads them meanwhile); else into spare buffers, which become the circles' once draw()
+  // returns (the kernel reads the old state throughout).
+  FusedStep take_step(bool in_place);
+  // Does a pending step now, with the animation kernel, as the stage "animate" (for a draw()
+  // that cannot take it, and before anything else reads the circles).
+  void flush_step();
   // The tile size of the renderer's shade kernel (the grid tile_cycles() maps), 0 if it has none.
   virtual int shade_tile() const { return 0; }
   Shading shading() const { return shading_; }
+  Animation animation() const { return animation_; }
 
  private:
   CudaStream stream_;
   StageTimer timer_;
   DeviceBuffer<float4> pos_rad_, color_, image_;
   DeviceBuffer<float2> velocity_;
+  // A deferred step (fuses_steps()): pending from advance() until draw() takes or flushes it.
+  bool step_pending_ = false;
+  std::int64_t step_frame_ = 0;  // the frame it starts from
+  bool swap_after_draw_ = false;  // a step went to the spare buffers: they become current
+  DeviceBuffer<float4> pos_rad_spare_;
+  DeviceBuffer<float2> velocity_spare_;
+  void launch_animate(std::int64_t frame);
   int count_ = 0;
   View view_;
   Background background_;

@@ -116,18 +116,26 @@ struct ChunkStats {
 // Grid-stride over the chunk's circles [lo, hi): how many tiles each touches, as a 32-bit count
 // for the lab's scans (at most the image's tiles), and their exact 64-bit sum, added to
 // stats->total once per block. Memory-bound for small circles; a big circle's thread walks its
-// whole bounding box (load imbalance).
+// whole bounding box (load imbalance). With a step (the frame's first count, over every
+// circle), each thread first moves its circle, in place, and counts where it moved to: the
+// animation's own kernel launch saved.
 __global__ void __launch_bounds__(kCountThreads)
     count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
-                       const unsigned char* settled, int* counts, ChunkStats* stats) {
+                       const unsigned char* settled, int* counts, ChunkStats* stats, FusedStep step) {
   __shared__ unsigned long long s_warp[kCountThreads / 32];
   // Early exit: when the last shade left no tile open the frame is done, and the host, reading
   // these stats, stops before using any count: skip the chunk's walk (uniform).
   if (settled && stats->unsettled == 0) return;
   unsigned long long sum = 0;
   for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
+    float4 q = c.pos_rad[k];
+    if (step.kind != Animation::None) {
+      const Motion m = moved_circle(step.kind, step.seed, step.frame, k, q, step.velocity[k], c.pos_rad);
+      store_moved(step, k, m);
+      q = make_float4(m.x, m.y, m.z, m.radius);
+    }
     int n = 0;
-    for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int, int) { ++n; });
+    for_each_tile(q, v, tile, tiles_x, settled, [&](int, int) { ++n; });
     counts[k - lo] = n;
     sum += static_cast<unsigned long long>(n);
   }
@@ -172,6 +180,36 @@ __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
   if (i == n - 1 || keys[i + 1] != key) ranges[key].y = i + 1;
 }
 
+// The block's exclusive scan of P flags a thread, item u * blockDim + thread (u-major, so the
+// loads behind the flags coalesce): each set flag's slot, in item order, and the count. The
+// lab's ballot scan (lab::ballot_exclusive_scan_flags) P ballots at a time; one barrier, and
+// warp_totals (P * kWarps ints) must not be reused before the next barrier.
+template <int kWarps, int P>
+__device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], unsigned (&slot)[P], int* warp_totals) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned below = (1u << lane) - 1u;
+  unsigned ballot[P];
+#pragma unroll
+  for (int u = 0; u < P; ++u) {
+    ballot[u] = __ballot_sync(lab::kFullMask, flag[u]);
+    if (lane == 0) warp_totals[u * kWarps + warp] = __popc(ballot[u]);
+  }
+  __syncthreads();
+  unsigned sum = 0;
+#pragma unroll
+  for (int u = 0; u < P; ++u) {
+    unsigned before = sum;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
+      before += w < warp ? t : 0u;
+      sum += t;
+    }
+    slot[u] = before + __popc(ballot[u] & below);
+  }
+  return sum;
+}
+
 // A pixel stops (early exit) once the light still coming through it (its transmittance) is
 // under half an 8-bit step: whatever lies below can then move no channel by half a step.
 constexpr float kSettledTransmittance = 0.5f / 255.f;
@@ -186,6 +224,9 @@ struct ShadeArgs {
   unsigned char* settled = nullptr;  // early exit: per tile, 1 once every pixel stopped
   ChunkStats* stats = nullptr;       // early exit: unsettled tiles are counted here
   unsigned long long* work = nullptr;  // counting: [0] pixel tests, [1] blends
+  // Direct frames: the frame's animation step, done on the way (the circles are read as they
+  // were, each block moves those it stages, and block-strided threads write the new state).
+  FusedStep step;
 };
 
 // One lane's R pixels (one column, R rows) and their state: exact mode keeps the colour (rgb,
@@ -278,8 +319,11 @@ struct FullRun {
 // 0.38). Binned frames and early exit keep two: more pixels a lane there means more visits in
 // vain, and early exit's extra state would not fit 64 registers.
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
-// tile, pre-composed per group of 32 staged circles.
-template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows>
+// tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
+// (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
+// kernels of still frames carry none of its code (which made them 5-10% slower: pattern,
+// rand10k).
+template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
 // At most 64 registers at tile 32 (2 blocks of 512 threads or 4 of 256 an SM), 80 at tile 16.
 __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
@@ -292,12 +336,19 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // not need.
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
   constexpr int kBatch = kThreads * kPer;
+  // Direct frames stage kDirPer circles a thread a batch: 2 in the four-pixel kernels of still
+  // frames (only direct frames run them), so a batch is 512 circles, half the batches and
+  // barriers (H100: rand10k exact 0.147 -> 0.126 ms, biglittle 0.381 -> 0.334); 1 elsewhere:
+  // the kernels that fuse the step spill more with 2 and were 1-2 us slower, and more would
+  // spill the two-pixel kernels that binned frames share.
+  constexpr int kDirPer = kRows == 4 && !kStep ? 2 : 1;
+  static_assert(kDirPer <= kPer, "the staging arrays hold kBatch circles");
   // The staged circles: slot s's geometry at [s], its colour at [kBatch + s] (one address, two
   // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
   // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
   __shared__ float4 s_stage[2 * kBatch];
   __shared__ float s_cull[kBatch];  // the culling radius^2 (cull_radius_sq)
-  __shared__ typename lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::Storage s_scan;  // direct
+  __shared__ int s_scan_totals[kDirPer * kThreads / 32];  // direct: the batch's per-warp counts
   // compose: per staged circle 0 (test it), 1 (inside a run of tile-covering circles: skip), 2 (a
   // run ends here; its geometry slot holds (0, length, 0, a_mul), its colour the add and alpha).
   __shared__ unsigned char s_kind[kCompose == 2 ? kBatch : 1];
@@ -378,11 +429,24 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     end = static_cast<unsigned>(a.hi);
   }
   const unsigned n = end > first ? end - first : 0u;
-  // Direct: a batch is one circle a thread, culled against the whole tile and compacted in
+  // Direct: a batch is kDirPer circles a thread, culled against the whole tile and compacted in
   // order (a ballot scan) before the warps cull what is left against their own boxes.
   const bool direct = a.ranges == nullptr;
+  // The fused step (never snow's, whose noise would cost registers here: the compiler sees
+  // `moves` is never Snow, so the snow step is not in this kernel at all).
+  static_assert(!kStep || (!kEarly && S == Shading::Flat), "steps fuse into exact flat frames only");
+  const Animation moves = !kStep || a.step.kind == Animation::Snow ? Animation::None : a.step.kind;
+  if (kStep && direct && moves != Animation::None) {
+    // The step's writers: the grid's threads in turn, one per circle (every block moves the
+    // circles it stages itself, the same way, so the order of the writes does not matter).
+    const unsigned stride = gridDim.x * gridDim.y * kThreads;
+    for (unsigned k = first + tile * kThreads + threadIdx.x; k < end; k += stride) {
+      const int ki = static_cast<int>(k);
+      store_moved(a.step, ki, moved_circle(moves, a.step.seed, a.step.frame, ki, c.pos_rad[k], a.step.velocity[k], c.pos_rad));
+    }
+  }
   if (direct) __syncthreads();  // s_tile, which the first batch's culling reads (binned: after staging)
-  const unsigned step = direct ? kThreads : kBatch;
+  const unsigned step = direct ? kThreads * kDirPer : kBatch;
   const unsigned batches = (n + step - 1) / step;
   bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.all_done()));
   for (unsigned b = 0; b < batches; ++b) {
@@ -390,20 +454,32 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
     unsigned count = min(end - base, step);
     if (direct) {
-      bool keep = false;
-      float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
-      if (threadIdx.x < count) {
-        // Both loads at once (they hit L2: every block reads the same circles), so the batch
-        // waits for one latency, not two. (Copying the next batch ahead with cp.async into
-        // shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
-        q = c.pos_rad[base + threadIdx.x];
-        col = c.color[base + threadIdx.x];
-        keep = circle_touches_box(q.x, q.y, q.w, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
+      bool keep[kDirPer];
+      float4 q[kDirPer], col[kDirPer];
+#pragma unroll
+      for (int u = 0; u < kDirPer; ++u) {
+        keep[u] = false;
+        q[u] = col[u] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (u * kThreads + threadIdx.x < count) {
+          // All loads at once (they hit L2: every block reads the same circles), so the batch
+          // waits for one latency, not two. (Copying the next batch ahead with cp.async into
+          // shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
+          const unsigned k = base + u * kThreads + threadIdx.x;
+          q[u] = c.pos_rad[k];
+          col[u] = c.color[k];
+          if (kStep && moves != Animation::None) {  // the frame's step: where the circle moves to
+            const Motion m =
+                moved_circle(moves, a.step.seed, a.step.frame, static_cast<int>(k), q[u], a.step.velocity[k], c.pos_rad);
+            q[u] = make_float4(m.x, m.y, m.z, m.radius);
+          }
+          keep[u] = circle_touches_box(q[u].x, q[u].y, q[u].w, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
+        }
       }
-      int total;
-      const int slot = lab::BlockFlagScan<BlockScanAlgo::ballot, kThreads>::exclusive(keep, s_scan, &total);
-      if (keep) stage_circle(static_cast<unsigned>(slot), q, col);
-      count = static_cast<unsigned>(total);
+      unsigned slot[kDirPer];
+      count = ballot_scan_flags<kThreads / 32, kDirPer>(keep, slot, s_scan_totals);
+#pragma unroll
+      for (int u = 0; u < kDirPer; ++u)
+        if (keep[u]) stage_circle(slot[u], q[u], col[u]);
     } else {
       unsigned id[kPer];
 #pragma unroll
@@ -639,6 +715,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       limit_ = std::max(1ull, std::strtoull(cap, nullptr, 10));
     if (const char* s = std::getenv("CIRCLES_BINNED_STRATEGY")) forced_ = s;
     if (const char* s = std::getenv("CIRCLES_BINNED_ROWS")) rows_ = std::string(s) == "2" ? 2 : 4;
+    // Test hook: early exit even where load() would draw the scene exact.
+    if (const char* s = std::getenv("CIRCLES_BINNED_EARLY")) early_forced_ = std::string(s) == "force";
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -678,15 +756,24 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
     // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
     // front-to-back passes would only add chunks. Those scenes are drawn exactly.
+    // Shallow scenes too: where a pixel lies under fewer than kEarlyMinDepth circles on average
+    // (at alpha .5 it takes 9 to settle one), few tiles stop before their last circle, and the
+    // exact kernels (four pixels a lane in direct frames) are the faster way to the same promise.
+    const double depth = static_cast<double>(n) * mean_area / (static_cast<double>(width) * height);
     early_ = early_requested_;
     early_note_.clear();
-    if (early_requested_ && (scene.shading != Shading::Flat || median_radius_px_ < kEarlyMinRadiusPixels)) {
+    std::string why_exact;
+    if (scene.shading != Shading::Flat) why_exact = "snow shading fades, tiles do not settle";
+    else if (median_radius_px_ < kEarlyMinRadiusPixels) why_exact = "median radius under 4 pixels, tiles do not settle";
+    else if (depth < kEarlyMinDepth) {
+      char d[120];
+      std::snprintf(d, sizeof d, "a pixel lies under %.1f circles on average, under %.0f: few tiles settle", depth,
+                    kEarlyMinDepth);
+      why_exact = d;
+    }
+    if (early_requested_ && !why_exact.empty() && !early_forced_) {
       early_ = false;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "early exit not taken (%s): drawn exact, which meets its promise; ",
-                    scene.shading != Shading::Flat ? "snow shading fades, tiles do not settle"
-                                                   : "median radius under 4 pixels, tiles do not settle");
-      early_note_ = buf;
+      early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
     }
     chunk_ = static_cast<int>(n);
   }
@@ -726,6 +813,18 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   template <bool kEarly, bool kCount, int T, int R>
   void launch_shade_rows(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     constexpr int threads = T * T / R;
+    if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
+      if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels
+        if (compose_ == 2)
+          shade_kernel<Shading::Flat, T, false, false, 2, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+        else if (compose_ == 1)
+          shade_kernel<Shading::Flat, T, false, false, 1, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+        else
+          shade_kernel<Shading::Flat, T, false, false, 0, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+        return;
+      }
+    }
+    if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
     if (shading() == Shading::Snow)
       shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
     else if (compose_ == 2)
@@ -799,12 +898,23 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       stage_begin("clear+shade");
       a.lo = 0;
       a.hi = n;
+      // The shade kernel moves the circles where it has a kernel for it (it reads the old state
+      // and writes the new aside); elsewhere the step takes a kernel of its own.
+      if (fused_step_here()) a.step = take_step(false);
+      else flush_step();
       shade(grid, f, a);
       stage("clear+shade");
       plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
-              composing + (direct_four_rows() ? "; four pixels a lane" : "");
+              composing + (direct_four_rows() ? "; four pixels a lane" : "") +
+              (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
       return;
     }
+    // The animation step: in the first count when that walks every circle (exact frames whose
+    // pairs fit one chunk), else a kernel of its own now.
+    FusedStep step;
+    if (!early_ && chunk_ >= n) step = take_step(true);
+    else flush_step();
+    const bool step_fused = step.kind != Animation::None;
 
     if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
     // The chunks: exact mode walks the circles forward, early exit backward from the last; a
@@ -829,8 +939,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
         count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x,
                                                                    early_ && !first ? settled_.get() : nullptr,
-                                                                   counts_.get(), stats_.get());
+                                                                   counts_.get(), stats_.get(), step);
         CUDA_CHECK_LAUNCH();
+        step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
       }
       // The one wait of a chunk: the sort needs its exact size on the host.
       CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
@@ -886,7 +997,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
                   forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
-    plan_ = early_note_ + buf + composing;
+    plan_ = early_note_ + buf + composing + (step_fused ? "; the animation step done in the first count" : "");
   }
 
   // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
@@ -945,6 +1056,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   }
 
   int shade_tile() const override { return tile_; }
+  // Each frame's animation step runs inside the direct shade kernel or the first count.
+  bool fuses_steps() const override { return true; }
   // Early exit's first chunk: at least this many circles; then each chunk doubles.
   static constexpr int kFirstEarlyChunk = 16384;
   // The first chunk holds enough of the last circles to cover a pixel this many times on
@@ -962,6 +1075,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   std::string early_note_;  // why early exit was not taken, "" when it was (or not asked for)
   static constexpr float kComposeRadiusPixels = 16.f;
   static constexpr float kEarlyMinRadiusPixels = 4.f;
+  static constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average
+  bool early_forced_ = false;  // CIRCLES_BINNED_EARLY=force
   float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
   // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
   // runs covering the whole tile (2: median radius of two tiles or more).
@@ -975,6 +1090,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
   // the plan both read.
   bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
+  // Whether a direct frame's shade kernel takes the animation step (shade_kernel's kStep): flat
+  // exact frames at four pixels a lane, not counting work; never snow's step.
+  bool fused_step_here() const {
+    return direct_four_rows() && !counting_ && shading() == Shading::Flat && animation() != Animation::Snow;
+  }
   std::string plan_;
   bool counting_ = false, have_work_ = false;
   Workload last_work_;

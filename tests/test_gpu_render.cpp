@@ -48,7 +48,8 @@ struct Variant {
   bool is_default = true;
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
   // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its direct
-  // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2); "" its own choices.
+  // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2), "early-force" early exit even on scenes
+  // it would draw exact (CIRCLES_BINNED_EARLY=force); "" its own choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -61,16 +62,18 @@ struct Variant {
   }
 };
 
-// Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2") for the renderers made in its
-// scope ("" leaves both unset).
+// Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
+// "early-force") for the renderers made in its scope ("" leaves them all unset).
 struct ForcedStrategy {
   explicit ForcedStrategy(const std::string& s) {
     if (s == "rows2") ::setenv("CIRCLES_BINNED_ROWS", "2", 1);
+    else if (s == "early-force") ::setenv("CIRCLES_BINNED_EARLY", "force", 1);
     else if (!s.empty()) ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
   ~ForcedStrategy() {
     ::unsetenv("CIRCLES_BINNED_STRATEGY");
     ::unsetenv("CIRCLES_BINNED_ROWS");
+    ::unsetenv("CIRCLES_BINNED_EARLY");
   }
 };
 
@@ -107,6 +110,10 @@ std::vector<Variant> gpu_variants() {
       // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
       const RendererSettings exact;
       out.push_back({r.name, exact, false, false, "rows2"});
+      // Early exit's kernels on the scenes it would draw exact (shallow, tiny or snow circles).
+      RendererSettings early;
+      early.early_exit = true;
+      out.push_back({r.name, early, false, false, "early-force"});
     }
   }
   return out;
@@ -416,6 +423,121 @@ TEST(GpuRenderer, EarlyExitSkipsCirclesUnderSettledTiles) {
   snow->load(cached_scene("snow"), 300, 200);
   snow->render();
   EXPECT_NE(snow->plan().find("early exit not taken (snow shading"), std::string::npos) << snow->plan();
+}
+
+// Early exit on shallow scenes (a pixel under fewer than 16 circles on average) draws exact
+// frames, says so, and still keeps its promise; deep ones take it.
+TEST(GpuRenderer, EarlyExitDrawsShallowScenesExact) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  RendererSettings s;
+  s.early_exit = true;
+  for (const std::string name : {"pattern", "hypnosis", "rgb"}) {
+    auto r = make_renderer("cuda-tile-binned", s);
+    r->load(cached_scene(name), 300, 200);
+    r->render();
+    EXPECT_NE(r->plan().find("early exit not taken (a pixel lies under"), std::string::npos) << name << ": " << r->plan();
+    Image b;
+    r->read_image(&b);
+    EXPECT_LE(max_byte_difference(test::render_frame("cpu-ref", cached_scene(name), 300, 200, 0), b), 1) << name;
+  }
+  auto deep = make_renderer("cuda-tile-binned", s);
+  deep->load(cached_scene("rand10k"), 300, 200);
+  deep->render();
+  EXPECT_EQ(deep->plan().find("early exit not taken"), std::string::npos) << deep->plan();
+}
+
+// cuda-tile-binned does each frame's animation step inside the frame's own kernels (the direct
+// shade kernel, or the first count of a binned frame) instead of a kernel of its own. Each
+// circle must move exactly once a frame however advance(), render() and the heat map's counts
+// are interleaved: a render without an advance moves nothing, several advances before a render
+// move several frames, and where the step cannot be fused (chunked frames, early exit) it runs
+// on its own. Every image is cpu-ref's at the same frame.
+TEST(GpuRenderer, FusedAnimationStepsMoveEachCircleOncePerFrame) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  struct Case {
+    std::string scene, strategy, fused;  // fused: the plan's words, "" when the step runs alone
+    bool early;
+  };
+  const std::vector<Case> cases = {
+      {"hypnosis", "", "the animation step done in the shade kernel", false},
+      {"fireworks", "", "the animation step done in the shade kernel", false},
+      {"bouncingballs", "", "the animation step done in the shade kernel", false},
+      {"snow", "binned", "the animation step done in the first count", false},  // direct at this size
+      {"fireworks", "binned", "the animation step done in the first count", false},
+      {"fireworks", "direct", "", true},  // early exit (forced on): its own kernel
+      {"snow", "direct", "", false},      // snow's step stays out of the shade kernel
+  };
+  const int w = 257, h = 193;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.scene + " " + c.strategy + (c.early ? " early" : ""));
+    const ForcedStrategy forced(c.strategy);
+    if (c.early) ::setenv("CIRCLES_BINNED_EARLY", "force", 1);
+    RendererSettings s;
+    s.early_exit = c.early;
+    const Scene& scene = cached_scene(c.scene);
+    auto gpu = make_renderer("cuda-tile-binned", s);
+    auto ref = make_renderer("cpu-ref");
+    gpu->load(scene, w, h);
+    ref->load(scene, w, h);
+    Image a, b;
+    auto expect_same = [&](const std::string& when) {
+      ref->render();
+      ref->read_image(&a);
+      gpu->read_image(&b);
+      ASSERT_EQ(gpu->frame(), ref->frame()) << when;
+      if (c.early) {
+        EXPECT_LE(max_byte_difference(a, b), 1) << when << " (" << gpu->plan() << ")";
+      } else {
+        const Comparison cmp = compare_images(a, b, 2e-3f);
+        EXPECT_EQ(cmp.over_tolerance, 0) << when << " (" << gpu->plan() << "): " << cmp.summary();
+      }
+    };
+    // advance + render, frame by frame; a second render of the same frame moves nothing.
+    for (int k = 0; k < 3; ++k) {
+      gpu->advance();
+      ref->advance();
+      gpu->render();
+      if (c.fused.empty()) EXPECT_EQ(gpu->plan().find("the animation step done"), std::string::npos) << gpu->plan();
+      else EXPECT_NE(gpu->plan().find(c.fused), std::string::npos) << gpu->plan();
+      expect_same("frame " + std::to_string(gpu->frame()));
+      gpu->render();
+      expect_same("frame " + std::to_string(gpu->frame()) + " drawn again");
+    }
+    // Three advances, then the heat map's counts (which need the circles where they are now),
+    // then a render.
+    for (int k = 0; k < 3; ++k) {
+      gpu->advance();
+      ref->advance();
+    }
+    Renderer::HeatCounts heat;
+    ASSERT_TRUE(gpu->heat_counts(16, &heat));
+    gpu->render();
+    expect_same("three advances, heat counts, render: frame " + std::to_string(gpu->frame()));
+    // A seek far ahead.
+    gpu->seek(gpu->frame() + 40);
+    ref->seek(ref->frame() + 40);
+    gpu->render();
+    expect_same("after a seek: frame " + std::to_string(gpu->frame()));
+    ::unsetenv("CIRCLES_BINNED_EARLY");
+  }
+  // Chunked exact frames (a pair budget of one tile's worth) cannot fuse the step into a count
+  // that walks only part of the circles: it runs alone, and the frames stay exact.
+  ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
+  {
+    const ForcedStrategy binned("binned");
+    auto gpu = make_renderer("cuda-tile-binned");
+    gpu->load(cached_scene("snow"), w, h);
+    Image a, b;
+    for (int k = 0; k < 3; ++k) {
+      gpu->advance();
+      gpu->render();
+    }
+    EXPECT_EQ(gpu->plan().find("the animation step done"), std::string::npos) << gpu->plan();
+    gpu->read_image(&b);
+    a = test::render_frame("cpu-ref", cached_scene("snow"), w, h, gpu->frame());
+    EXPECT_EQ(compare_images(a, b, 2e-3f).over_tolerance, 0);
+  }
+  ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
 
 // A load that cannot fit in the GPU's memory is refused before anything is allocated, with what
