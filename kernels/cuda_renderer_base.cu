@@ -151,7 +151,11 @@ void CudaRenderer::flush_step() {
 
 void CudaRenderer::render() {
   timer_.open(stream());
-  if (timing_tiles_) tile_cycles_.reserve(static_cast<std::size_t>((view_.width + 15) / 16) * ((view_.height + 15) / 16));
+  if (timing_tiles_) {  // the shade launches of the frame add their blocks' cycles to zeros
+    const std::size_t tiles = static_cast<std::size_t>((view_.width + 15) / 16) * ((view_.height + 15) / 16);
+    tile_cycles_.reserve(tiles);
+    CUDA_CHECK(cudaMemsetAsync(tile_cycles_.get(), 0, tiles * sizeof(unsigned long long), stream()));
+  }
   draw();
   if (step_pending_) throw std::logic_error("render: draw() left the animation step undone");
   if (swap_after_draw_) {  // the step's new state, in the spare buffers, is the circles' now

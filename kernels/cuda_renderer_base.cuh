@@ -64,19 +64,21 @@ struct FrameParams {
   View view;
   Background background;
   float4* image = nullptr;  // width * height, row 0 = bottom
-  // When set (the viewer's shade-time heat map), each block of the shade kernel writes the
-  // clock64() cycles it took at [blockIdx.y * gridDim.x + blockIdx.x]. nullptr: off.
+  // When set (the viewer's shade-time heat map), each block of the shade kernel adds the
+  // clock64() cycles it took at [blockIdx.y * gridDim.x + blockIdx.x] (render() zeroes them, so
+  // a frame shaded in chunks shows each tile's sum). nullptr: off.
   unsigned long long* tile_cycles = nullptr;
 };
 
-// A block's cycles into f.tile_cycles (when on): `start` taken by thread 0 at the kernel's start,
-// the end after a barrier, so the block's slowest thread counts. The condition is uniform across
-// the block, so the barrier is safe; off, it costs one branch.
+// A block's cycles added to f.tile_cycles (when on): `start` taken by thread 0 at the kernel's
+// start, the end after a barrier, so the block's slowest thread counts. One block a tile per
+// launch and launches in stream order, so a plain add is race-free. The condition is uniform
+// across the block, so the barrier is safe; off, it costs one branch.
 __device__ __forceinline__ void record_tile_cycles(const FrameParams& f, long long start) {
   if (!f.tile_cycles) return;
   __syncthreads();
   if (threadIdx.x == 0)
-    f.tile_cycles[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<unsigned long long>(clock64() - start);
+    f.tile_cycles[blockIdx.y * gridDim.x + blockIdx.x] += static_cast<unsigned long long>(clock64() - start);
 }
 
 class CudaRenderer : public Renderer {

@@ -85,7 +85,8 @@ class Renderer {
   virtual bool heat_counts(int /*tile*/, HeatCounts* /*out*/) { return false; }
   // time_tiles(true): from the next render() on, each block of the shade kernel records its
   // clock64() cycles; tile_cycles() returns the last rendered frame's (waits), per tile of the
-  // renderer's own tile size (*tile), row 0 = bottom; empty when off or not supported.
+  // renderer's own tile size (*tile), summed over the frame's shade launches (a frame binned in
+  // chunks shades each tile once a chunk), row 0 = bottom; empty when off or not supported.
   virtual bool time_tiles(bool /*on*/) { return false; }
   virtual std::vector<double> tile_cycles(int* /*tile*/, int* /*tiles_x*/, int* /*tiles_y*/) { return {}; }
   // The Counters panel's per-stage measurements (GPU renderers): while set, render() opens the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
@@ -631,9 +632,46 @@ TEST(GpuRenderer, HeatCountsMatchTheCpuWalkAndTilesAreTimed) {
       ASSERT_EQ(cycles.size(), static_cast<std::size_t>(tx) * ty);
       EXPECT_EQ(tx, (257 + tile - 1) / tile);
       for (double c : cycles) EXPECT_GT(c, 0.0);
+      // Each frame starts from zero: a second frame takes about as long, not twice as long.
+      r->render();
+      const std::vector<double> again = r->tile_cycles(&tile, &tx, &ty);
+      ASSERT_EQ(again.size(), cycles.size());
+      const double first_sum = std::accumulate(cycles.begin(), cycles.end(), 0.0);
+      const double again_sum = std::accumulate(again.begin(), again.end(), 0.0);
+      EXPECT_LT(again_sum, 1.6 * first_sum) << name;
+      EXPECT_LT(first_sum, 1.6 * again_sum) << name;
       r->time_tiles(false);
     }
   }
+}
+
+// A frame shaded in chunks shows each tile's time summed over its chunks' shade launches, not
+// the last chunk's: with a one-pair budget, snow at 300x200 takes hundreds of chunks, and each
+// launch costs a block at least its prologue, so the sums far exceed a one-chunk frame's.
+TEST(GpuRenderer, ChunkedFramesTimeEveryChunk) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const ForcedStrategy binned("binned");
+  auto total_cycles = [](bool chunked, std::uint64_t* chunks) {
+    if (chunked) ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
+    auto r = make_renderer("cuda-tile-binned");
+    ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+    r->load(cached_scene("snow"), 300, 200);
+    EXPECT_TRUE(r->time_tiles(true));
+    r->count_work(true);
+    r->render();
+    Workload w;
+    EXPECT_TRUE(r->work(&w));
+    *chunks = w.chunks;
+    int tile = 0, tx = 0, ty = 0;
+    const std::vector<double> cycles = r->tile_cycles(&tile, &tx, &ty);
+    EXPECT_EQ(cycles.size(), static_cast<std::size_t>(tx) * ty);
+    return std::accumulate(cycles.begin(), cycles.end(), 0.0);
+  };
+  std::uint64_t one = 0, many = 0;
+  const double single = total_cycles(false, &one), chunked = total_cycles(true, &many);
+  EXPECT_EQ(one, 1u);
+  EXPECT_GT(many, 100u);
+  EXPECT_GT(chunked, 2.0 * single) << many << " chunks";
 }
 
 // No circles at all: the clear alone, at a size smaller than one tile in y.
