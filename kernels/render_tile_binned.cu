@@ -336,30 +336,35 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // not need.
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
   constexpr int kBatch = kThreads * kPer;
-  // Direct frames stage kDirPer circles a thread a batch: 2 in the four-pixel kernels of still
-  // frames (only direct frames run them), so a batch is 512 circles, half the batches and
-  // barriers (H100: rand10k exact 0.147 -> 0.126 ms, biglittle 0.381 -> 0.334); 1 elsewhere:
-  // the kernels that fuse the step spill more with 2 and were 1-2 us slower, and more would
-  // spill the two-pixel kernels that binned frames share.
-  constexpr int kDirPer = kRows == 4 && !kStep ? 2 : 1;
-  static_assert(kDirPer <= kPer, "the staging arrays hold kBatch circles");
-  // The staged circles: slot s's geometry at [s], its colour at [kBatch + s] (one address, two
+  // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
+  // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
+  // and barriers (H100: rand10k exact 0.147 -> 0.111-0.114 ms, biglittle 0.381 -> 0.312-0.318;
+  // two a thread gave 0.125 and 0.333). The culling test needs only the position; a kept circle
+  // is loaded again (an L1 hit) to stage it, so that four positions and colours are not held in
+  // registers across the scan's barrier (they spilled 150-220 bytes). 1 elsewhere: the kernels
+  // that fuse the step spilled more with 2 and were 1-2 us slower, and more would spill the
+  // two-pixel kernels that binned frames share.
+  constexpr int kDirPer = kRows == 4 && !kStep ? 4 : 1;
+  constexpr bool kReload = kDirPer > 1;
+  static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
+  constexpr int kStage = kThreads * (kDirPer > kPer ? kDirPer : kPer);  // staging capacity, in circles
+  // The staged circles: slot s's geometry at [s], its colour at [kStage + s] (one address, two
   // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
   // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
-  __shared__ float4 s_stage[2 * kBatch];
-  __shared__ float s_cull[kBatch];  // the culling radius^2 (cull_radius_sq)
+  __shared__ float4 s_stage[2 * kStage];
+  __shared__ float s_cull[kStage];  // the culling radius^2 (cull_radius_sq)
   __shared__ int s_scan_totals[kDirPer * kThreads / 32];  // direct: the batch's per-warp counts
   // compose: per staged circle 0 (test it), 1 (inside a run of tile-covering circles: skip), 2 (a
   // run ends here; its geometry slot holds (0, length, 0, a_mul), its colour the add and alpha).
-  __shared__ unsigned char s_kind[kCompose == 2 ? kBatch : 1];
+  __shared__ unsigned char s_kind[kCompose == 2 ? kStage : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
       s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
-      s_stage[kBatch + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+      s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
     } else {
       s_stage[slot] = q;
-      s_stage[kBatch + slot] = col;
+      s_stage[kStage + slot] = col;
     }
     s_cull[slot] = cull_radius_sq(q.w);
   };
@@ -461,12 +466,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         keep[u] = false;
         q[u] = col[u] = make_float4(0.f, 0.f, 0.f, 0.f);
         if (u * kThreads + threadIdx.x < count) {
-          // All loads at once (they hit L2: every block reads the same circles), so the batch
-          // waits for one latency, not two. (Copying the next batch ahead with cp.async into
-          // shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
+          // The batch's loads at once (they hit L2: every block reads the same circles), so it
+          // waits for one latency, not one a circle. (Copying the next batch ahead with cp.async
+          // into shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
           const unsigned k = base + u * kThreads + threadIdx.x;
           q[u] = c.pos_rad[k];
-          col[u] = c.color[k];
+          if (!kReload) col[u] = c.color[k];
           if (kStep && moves != Animation::None) {  // the frame's step: where the circle moves to
             const Motion m =
                 moved_circle(moves, a.step.seed, a.step.frame, static_cast<int>(k), q[u], a.step.velocity[k], c.pos_rad);
@@ -478,8 +483,15 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
       unsigned slot[kDirPer];
       count = ballot_scan_flags<kThreads / 32, kDirPer>(keep, slot, s_scan_totals);
 #pragma unroll
-      for (int u = 0; u < kDirPer; ++u)
-        if (keep[u]) stage_circle(slot[u], q[u], col[u]);
+      for (int u = 0; u < kDirPer; ++u) {
+        if (!keep[u]) continue;
+        if (kReload) {  // loaded again (L1) rather than held in registers across the scan
+          const unsigned k = base + u * kThreads + threadIdx.x;
+          stage_circle(slot[u], c.pos_rad[k], c.color[k]);
+        } else {
+          stage_circle(slot[u], q[u], col[u]);
+        }
+      }
     } else {
       unsigned id[kPer];
 #pragma unroll
@@ -515,7 +527,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
         if (sl < static_cast<int>(count)) {
           q = s_stage[sl];
-          col = s_stage[kBatch + sl];
+          col = s_stage[kStage + sl];
           full = circle_covers_box(q.x, q.y, q.z, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
         }
         const bool prev_full = __shfl_up_sync(lab::kFullMask, full, 1) && lane > 0;
@@ -550,7 +562,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
           s_kind[sl] = !full ? 0 : (next_full ? 1 : 2);
           if (full && !next_full) {
             s_stage[sl] = make_float4(0.f, nn, 0.f, m);
-            s_stage[kBatch + sl] = make_float4(bx, by, bz, sa);
+            s_stage[kStage + sl] = make_float4(bx, by, bz, sa);
           }
         }
       }
@@ -583,7 +595,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
           const int bit = 31 - __clz(mask);
           mask ^= 1u << bit;
           const float4* staged = kEarly ? group + bit : group - bit;
-          const float4 q = staged[0], col = staged[kBatch];
+          const float4 q = staged[0], col = staged[kStage];
           if (kCompose && ((full >> bit) & 1u)) {
             // Covers the warp's whole box: no per-pixel test; fold it into the pending run (a
             // whole run of tile-covering circles at once when it ends here: q.y circles).
