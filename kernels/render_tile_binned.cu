@@ -341,10 +341,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // and barriers (H100: rand10k exact 0.147 -> 0.111-0.114 ms, biglittle 0.381 -> 0.312-0.318;
   // two a thread gave 0.125 and 0.333). The culling test needs only the position; a kept circle
   // is loaded again (an L1 hit) to stage it, so that four positions and colours are not held in
-  // registers across the scan's barrier (they spilled 150-220 bytes). 1 elsewhere: the kernels
-  // that fuse the step spilled more with 2 and were 1-2 us slower, and more would spill the
-  // two-pixel kernels that binned frames share.
-  constexpr int kDirPer = kRows == 4 && !kStep ? 4 : 1;
+  // registers across the scan's barrier (they spilled 150-220 bytes). 2 in early exit at tile
+  // 16 (80 registers, no spill: rand100k early exit 0.091 -> 0.075 ms, rand10k 0.096 -> 0.078,
+  // biglittle 0.054 -> 0.049; at tile 32 it spilled, and made biglittle and littlebig 5-15%
+  // slower, rand100k no faster). 1 elsewhere: the kernels that fuse the step spilled more with
+  // 2 and were 1-2 us slower, and more would spill the two-pixel kernels that binned frames share.
+  constexpr int kDirPer = kRows == 4 && !kStep ? 4 : (kEarly && TILE == 16 ? 2 : 1);
   constexpr bool kReload = kDirPer > 1;
   static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
   constexpr int kStage = kThreads * (kDirPer > kPer ? kDirPer : kPer);  // staging capacity, in circles
