@@ -20,10 +20,13 @@
 // once its warps have, and bins the next chunk only into tiles that have not stopped.
 // The scan is one of the kernel lab's device-wide exclusive scans over 32-bit counts (`--scan`;
 // CUB's by default), handed in by the registry as a launcher.
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -106,10 +109,23 @@ __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, in
 
 constexpr int kCountThreads = 256;
 
+// The circle k of the count, moved first when the count takes the frame's animation step.
+__device__ __forceinline__ float4 counted_circle(const DeviceCircles& c, int k, const FusedStep& step) {
+  float4 q = c.pos_rad[k];
+  if (step.kind != Animation::None) {
+    const Motion m = moved_circle(step.kind, step.seed, step.frame, k, q, step.velocity[k], c.pos_rad);
+    store_moved(step, k, m);
+    q = make_float4(m.x, m.y, m.z, m.radius);
+  }
+  return q;
+}
+
 // The device's per-frame numbers the host reads back after count: the chunk's exact 64-bit pair
-// total, and how many tiles the last shade left unsettled (early exit).
+// total, the most pairs of one block of circles (binning by counting), and how many tiles the
+// last shade left unsettled (early exit). The count clears the first two.
 struct ChunkStats {
   unsigned long long total;
+  unsigned long long max_block;
   unsigned long long unsettled;
 };
 
@@ -128,14 +144,8 @@ __global__ void __launch_bounds__(kCountThreads)
   if (settled && stats->unsettled == 0) return;
   unsigned long long sum = 0;
   for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
-    float4 q = c.pos_rad[k];
-    if (step.kind != Animation::None) {
-      const Motion m = moved_circle(step.kind, step.seed, step.frame, k, q, step.velocity[k], c.pos_rad);
-      store_moved(step, k, m);
-      q = make_float4(m.x, m.y, m.z, m.radius);
-    }
     int n = 0;
-    for_each_tile(q, v, tile, tiles_x, settled, [&](int, int) { ++n; });
+    for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int, int) { ++n; });
     counts[k - lo] = n;
     sum += static_cast<unsigned long long>(n);
   }
@@ -178,6 +188,133 @@ __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
   const unsigned key = keys[i];
   if (i == 0 || keys[i - 1] != key) ranges[key].x = i;
   if (i == n - 1 || keys[i + 1] != key) ranges[key].y = i + 1;
+}
+
+// Binning by counting (where it fits; the sort above is the fallback). The chunk's circles go
+// in blocks of `per_block` (at most kBinMaxCircles); the count writes, per block, how many of its
+// circles touch each tile into a tile-major matrix (matrix[tile * blocks + block]), so one
+// exclusive scan over the matrix gives every (tile, block) its first slot in the tile-ordered
+// pair list; the scatter then writes each block's circle ids straight to their slots. No global
+// sort, no keys in memory, and the tile ranges come from the scanned matrix.
+constexpr int kBinThreads = 256;
+constexpr int kBinItems = 8;                             // pairs a thread in the scatter's block sort
+constexpr int kBinCapacity = kBinThreads * kBinItems;    // pairs a block of circles may have
+constexpr int kBinLocalBits = 10;                        // a circle's index in its block
+constexpr int kBinMaxCircles = 1 << kBinLocalBits;       // circles a block
+constexpr int kBinMaxTiles = 4096;                       // tiles (a 16 KB histogram in shared memory)
+constexpr long long kBinMaxMatrix = 1ll << 22;           // tiles x blocks (16 MB; twice, scanned)
+
+// The count for binning by counting: a block per `per_block` circles of [lo, hi); each circle's
+// tiles counted into the block's shared histogram (shared atomics) and into counts (the
+// fallback's per-circle counts); then the histogram is written as the block's column of the
+// matrix, and the block's pair total goes into stats (sum and maximum: the host checks it fits
+// the scatter's kBinCapacity). Memory-bound on the circles and the matrix.
+__global__ void __launch_bounds__(kBinThreads)
+    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
+                             int tiles, const unsigned char* settled, int* counts, int* matrix, ChunkStats* stats,
+                             FusedStep step) {
+  extern __shared__ int s_hist[];  // tiles
+  __shared__ unsigned s_total;
+  if (settled && stats->unsettled == 0) return;  // the frame is done (see count_tiles_kernel)
+  for (int t = threadIdx.x; t < tiles; t += kBinThreads) s_hist[t] = 0;
+  if (threadIdx.x == 0) s_total = 0;
+  __syncthreads();
+  const int first = lo + static_cast<int>(blockIdx.x) * per_block;
+  const int end = min(hi, first + per_block);
+  unsigned sum = 0;
+  for (int k = first + static_cast<int>(threadIdx.x); k < end; k += kBinThreads) {
+    int n = 0;
+    for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int tx, int ty) {
+      atomicAdd(&s_hist[ty * tiles_x + tx], 1);
+      ++n;
+    });
+    counts[k - lo] = n;
+    sum += static_cast<unsigned>(n);
+  }
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) sum += __shfl_down_sync(lab::kFullMask, sum, d);
+  if ((threadIdx.x & 31) == 0 && sum) atomicAdd(&s_total, sum);
+  __syncthreads();
+  for (int t = threadIdx.x; t < tiles; t += kBinThreads) matrix[static_cast<long long>(t) * gridDim.x + blockIdx.x] = s_hist[t];
+  if (threadIdx.x == 0 && s_total) {
+    atomicAdd(&stats->total, static_cast<unsigned long long>(s_total));
+    atomicMax(&stats->max_block, static_cast<unsigned long long>(s_total));
+  }
+}
+
+// The scatter for binning by counting, a block per block of circles (as counted): each thread
+// takes up to four consecutive circles, a block scan of their counts places every circle's
+// (tile, index) keys in circle order in shared memory, a block radix sort on the tile bits
+// alone (stable, so each tile's circles stay in order) groups them by tile, and each key's id
+// goes to its tile's slot for this block (from the scanned matrix) plus its rank in the tile.
+// Every block also writes a share of the tile ranges. Per pair: a walk step, a shared store,
+// the block sort's few passes and one coalesced-by-tile global store.
+__global__ void __launch_bounds__(kBinThreads)
+    scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
+                               int tiles, int tile_bits, const unsigned char* settled, const int* counts,
+                               const int* offsets, unsigned total, unsigned* ids, uint2* ranges) {
+  using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kBinItems, cub::NullType, 5>;
+  using Scan = cub::BlockScan<int, kBinThreads>;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } s_tmp;
+  __shared__ unsigned s_keys[kBinCapacity];
+  extern __shared__ int s_base[];  // tiles: a tile's first slot for this block, less its first rank
+  const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+  for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
+    const long long at = static_cast<long long>(t) * blocks;
+    ranges[t] = make_uint2(static_cast<unsigned>(offsets[at]),
+                           t + 1 < tiles ? static_cast<unsigned>(offsets[at + blocks]) : total);
+  }
+  const int first = lo + b * per_block;
+  const int n = min(hi, first + per_block) - first;
+  constexpr int kPer = kBinMaxCircles / kBinThreads;
+  const int per = (n + kBinThreads - 1) / kBinThreads;  // circles a thread, at most kPer
+  const int mine = static_cast<int>(threadIdx.x) * per;
+  int count[kPer], sum = 0;
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    count[j] = j < per && mine + j < n ? counts[first - lo + mine + j] : 0;
+    sum += count[j];
+  }
+  int slot = 0, pairs = 0;
+  Scan(s_tmp.scan).ExclusiveSum(sum, slot, pairs);
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    if (count[j] == 0) continue;
+    const unsigned local = static_cast<unsigned>(mine + j);
+    for_each_tile(c.pos_rad[first + mine + j], v, tile, tiles_x, settled, [&](int tx, int ty) {
+      if (slot < kBinCapacity) s_keys[slot] = static_cast<unsigned>(ty * tiles_x + tx) << kBinLocalBits | local;
+      ++slot;
+    });
+  }
+  __syncthreads();
+  unsigned key[kBinItems];
+#pragma unroll
+  for (int j = 0; j < kBinItems; ++j) {
+    const int p = static_cast<int>(threadIdx.x) * kBinItems + j;  // blocked: the sort is stable in this order
+    key[j] = p < pairs ? s_keys[p] : ~0u;
+  }
+  __syncthreads();  // the sort's storage is the scan's
+  Sort(s_tmp.sort).SortBlockedToStriped(key, kBinLocalBits, kBinLocalBits + tile_bits);
+#pragma unroll
+  for (int j = 0; j < kBinItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kBinItems; ++j) {
+    const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
+    const int t = static_cast<int>(key[j] >> kBinLocalBits);
+    if (p < pairs && (p == 0 || static_cast<int>(s_keys[p - 1] >> kBinLocalBits) != t))
+      s_base[t] = offsets[static_cast<long long>(t) * blocks + b] - p;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kBinItems; ++j) {
+    const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
+    if (p < pairs)
+      ids[s_base[key[j] >> kBinLocalBits] + p] = static_cast<unsigned>(first) + (key[j] & (kBinMaxCircles - 1u));
+  }
 }
 
 // The block's exclusive scan of P flags a thread, item u * blockDim + thread (u-major, so the
@@ -731,6 +868,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (const char* s = std::getenv("CIRCLES_BINNED_ROWS")) rows_ = std::string(s) == "2" ? 2 : 4;
     // Test hook: early exit even where load() would draw the scene exact.
     if (const char* s = std::getenv("CIRCLES_BINNED_EARLY")) early_forced_ = std::string(s) == "force";
+    // Test hook: bin by the sort even where counting fits.
+    if (const char* s = std::getenv("CIRCLES_BINNED_BINNING")) sort_forced_ = std::string(s) == "sort";
+    // Test hook: binning by counting in blocks of this many circles (32 to 1024), fitting or not.
+    if (const char* s = std::getenv("CIRCLES_BINNED_BLOCK"))
+      forced_block_ = std::clamp(std::atoi(s), 32, kBinMaxCircles);
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -741,13 +883,19 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
     // temporaries: about 20 bytes.
     budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(std::min(limit_, kMaxChunkPairs))));
-    const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate_pairs(scene, width, height)));
+    const unsigned long long estimate = estimate_pairs(scene, width, height);
+    const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate));
+    // Binning by counting: a matrix of tiles x blocks of circles and its scan.
+    const double matrix_bytes =
+        tiles <= kBinMaxTiles ? 8.0 * std::min<double>(kBinMaxMatrix, tiles * std::ceil(n / 32.0)) : 0.0;
     // Per circle a count and an offset (8 B) and at most 4 B of the scan's temporaries; per tile
     // a range (8 B) and a settled flag; early exit a transmittance per pixel.
-    const double extra = pairs_bytes + 12.0 * n + 9.0 * (tiles + 1) + (early_ ? 4.0 * width * height : 0.0);
+    const double extra =
+        pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) + (early_ ? 4.0 * width * height : 0.0);
     const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
                         2.0 * (keys16_.size() + keys16_alt_.size()) +
-                        4.0 * (counts_.size() + offsets_.size()) + 8.0 * ranges_.size() + temp_.size() +
+                        4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
+                        8.0 * ranges_.size() + temp_.size() +
                         4.0 * transmittance_.size() + settled_.size();
     check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
                         "pair budget " + std::to_string(budget_), held);
@@ -790,6 +938,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
     }
     chunk_ = static_cast<int>(n);
+    // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
+    // boxes' tiles, an upper bound, until a frame has counted them).
+    pairs_per_circle_ = n ? static_cast<double>(estimate) / static_cast<double>(n) : 0.0;
   }
 
   std::string plan() const override { return plan_; }
@@ -940,23 +1091,35 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     unsigned long long open_before = tiles;  // open tiles before the last chunk was shaded
     int chunks = 0;
     unsigned long long pairs = 0;
+    std::string binning;     // why a chunk that could bin by counting was sorted
+    int binning_blocks = 0;  // circles a block where chunks were binned by counting
+    bool sorted = false;     // whether any chunk was sorted
     for (long long guard = 0; done_lo < done_hi || first; ++guard) {
       // Each pass either shades a chunk or halves one, so this bound is never reached.
       if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
       int lo = early_ ? std::max(done_lo, done_hi - size) : done_lo;
       int hi = early_ ? done_hi : std::min(done_hi, done_lo + size);
       stage_begin("count");
-      CUDA_CHECK(cudaMemsetAsync(&stats_.get()->total, 0, sizeof(unsigned long long), stream()));
+      CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
       counts_.reserve(std::max(hi - lo, 1));
       offsets_.reserve(std::max(hi - lo, 1));
-      if (hi > lo) {
+      const unsigned char* settled = early_ && !first ? settled_.get() : nullptr;
+      // Binning by counting where its matrix and blocks fit (circles a block; 0: the sort).
+      const int per_block = hi > lo ? bin_block_size(hi - lo, tiles) : 0;
+      if (per_block) {
+        const int blocks = (hi - lo + per_block - 1) / per_block;
+        matrix_.reserve(static_cast<std::size_t>(blocks) * tiles);
+        count_tile_blocks_kernel<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
+            c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), settled, counts_.get(),
+            matrix_.get(), stats_.get(), step);
+        CUDA_CHECK_LAUNCH();
+      } else if (hi > lo) {
         const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
-        count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x,
-                                                                   early_ && !first ? settled_.get() : nullptr,
+        count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x, settled,
                                                                    counts_.get(), stats_.get(), step);
         CUDA_CHECK_LAUNCH();
-        step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
       }
+      step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
       // The one wait of a chunk: the sort needs its exact size on the host.
       CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
       CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -978,13 +1141,34 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         continue;
       }
       const bool last = early_ ? lo == done_lo : hi == done_hi;
+      // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
+      // sort (its per-circle counts are there too) and later frames smaller blocks.
+      bool counting = per_block > 0;
+      if (counting) {
+        const unsigned long long worst = host_stats_->max_block;
+        if (first) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
+        if (worst > static_cast<unsigned long long>(kBinCapacity)) {
+          counting = false;
+          char w[160];
+          std::snprintf(w, sizeof w, "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
+                        per_block, worst, kBinCapacity);
+          binning = w;
+        }
+      } else if (first && hi > lo) {
+        // The mean, not the worst block: never lowered here, so a scene whose worst blocks did
+        // not fit does not try again every other frame.
+        pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
+      }
+      if (counting) binning_blocks = per_block;
+      else sorted = true;
       ++chunks;
       last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
       pairs += total;
       a.first = first;
       a.last = last;
       if (!first) open_before = open;
-      if (total > 0) bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
+      if (total > 0 && counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, static_cast<unsigned>(total), settled);
+      else if (total > 0) bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
       if (total > 0 || first || last) {
         stage_begin("clear+shade");
         ranges_.reserve(tiles);
@@ -1011,7 +1195,54 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
                   forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
-    plan_ = early_note_ + buf + composing + (step_fused ? "; the animation step done in the first count" : "");
+    if (binning_blocks) binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles)" + binning;
+    else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
+    plan_ = early_note_ + buf + binning + composing +
+            (step_fused ? "; the animation step done in the first count" : "");
+  }
+
+  // Circles a block for binning a chunk of `circles` by counting, or 0 where it does not fit
+  // (too many tiles for the shared histogram, a matrix over kBinMaxMatrix, circles with too many
+  // pairs even 32 to a block) or CIRCLES_BINNED_BINNING=sort. As many as keep a block's pairs
+  // (pairs_per_circle_, the worst block's last time) within three quarters of the scatter's
+  // capacity and leave two blocks an SM.
+  int bin_block_size(int circles, unsigned tiles) const {
+    constexpr double fill = 0.75 * kBinCapacity;
+    if (sort_forced_ || tiles > static_cast<unsigned>(kBinMaxTiles)) return 0;
+    if (forced_block_) return static_cast<long long>((circles + forced_block_ - 1) / forced_block_) * tiles <= kBinMaxMatrix ? forced_block_ : 0;
+    if (32 * pairs_per_circle_ > fill) return 0;
+    int per = kBinMaxCircles;
+    while (per > 32 && (per * pairs_per_circle_ > fill || (circles + per - 1) / per < 2 * lab::sm_count())) per /= 2;
+    const long long blocks = (circles + per - 1) / per;
+    return blocks * tiles <= kBinMaxMatrix ? per : 0;
+  }
+
+  // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
+  // over its matrix, then the scatter of its `total` pairs' ids and the tile ranges.
+  void bin_by_counting(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int per_block, int tiles_x,
+                       unsigned tiles, unsigned total, const unsigned char* settled) {
+    const int blocks = (hi - lo + per_block - 1) / per_block;
+    const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
+    stage_begin("scan");
+    matrix_offsets_.reserve(cells);
+    lab::LaunchArgs s;
+    s.in = matrix_.get();
+    s.out = matrix_offsets_.get();
+    s.shape.n = cells;
+    s.type = lab::Elem::i32;
+    s.scratch = &scratch_;
+    s.stream = stream();
+    scan_(s);
+    stage("scan");
+    stage_begin("scatter");
+    ids_.reserve(total);
+    ranges_.reserve(tiles);
+    scatter_tile_blocks_kernel<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
+        c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled,
+        counts_.get(), matrix_offsets_.get(), total, ids_.get(), ranges_.get());
+    CUDA_CHECK_LAUNCH();
+    ids_sorted_ = ids_.get();
+    stage("scatter");
   }
 
   // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
@@ -1117,6 +1348,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   DeviceBuffer<unsigned short> keys16_, keys16_alt_;  // the keys when the tiles fit 16 bits
   const unsigned* ids_sorted_ = nullptr;
   DeviceBuffer<int> counts_, offsets_;
+  DeviceBuffer<int> matrix_, matrix_offsets_;  // binning by counting: tiles x blocks, and scanned
+  double pairs_per_circle_ = 0;  // the worst block's last time (binning by counting sizes blocks by it)
+  bool sort_forced_ = false;     // CIRCLES_BINNED_BINNING=sort
+  int forced_block_ = 0;         // CIRCLES_BINNED_BLOCK
   DeviceBuffer<ChunkStats> stats_;
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_, settled_;

@@ -50,7 +50,10 @@ struct Variant {
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
   // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its direct
   // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2), "early-force" early exit even on scenes
-  // it would draw exact (CIRCLES_BINNED_EARLY=force); "" its own choices.
+  // it would draw exact (CIRCLES_BINNED_EARLY=force), "sort" binned by CUB's sort instead of by
+  // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
+  // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
+  // "" its own choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -64,17 +67,21 @@ struct Variant {
 };
 
 // Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
-// "early-force") for the renderers made in its scope ("" leaves them all unset).
+// "early-force", CIRCLES_BINNED_BINNING or CIRCLES_BINNED_BLOCK and binning for "sort" and
+// "block1024") for the renderers made in its scope ("" leaves them all unset).
 struct ForcedStrategy {
   explicit ForcedStrategy(const std::string& s) {
     if (s == "rows2") ::setenv("CIRCLES_BINNED_ROWS", "2", 1);
     else if (s == "early-force") ::setenv("CIRCLES_BINNED_EARLY", "force", 1);
-    else if (!s.empty()) ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
+    else if (s == "sort") ::setenv("CIRCLES_BINNED_BINNING", "sort", 1);
+    else if (s == "block1024") ::setenv("CIRCLES_BINNED_BLOCK", "1024", 1);
+    if (s == "sort" || s == "block1024") ::setenv("CIRCLES_BINNED_STRATEGY", "binned", 1);
+    else if (!s.empty() && s != "rows2" && s != "early-force") ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
   ~ForcedStrategy() {
-    ::unsetenv("CIRCLES_BINNED_STRATEGY");
-    ::unsetenv("CIRCLES_BINNED_ROWS");
-    ::unsetenv("CIRCLES_BINNED_EARLY");
+    for (const char* name : {"CIRCLES_BINNED_STRATEGY", "CIRCLES_BINNED_ROWS", "CIRCLES_BINNED_EARLY",
+                             "CIRCLES_BINNED_BINNING", "CIRCLES_BINNED_BLOCK"})
+      ::unsetenv(name);
   }
 };
 
@@ -107,6 +114,10 @@ std::vector<Variant> gpu_variants() {
         s.early_exit = e;
         out.push_back({r.name, s, false, false, "binned"});
         out.push_back({r.name, s, false, false, "direct"});
+        // Binning by counting is the default where it fits: the sort keeps every scene, and
+        // blocks too big for their pairs make it fall back chunk by chunk.
+        out.push_back({r.name, s, false, true, "sort"});
+        out.push_back({r.name, s, false, false, "block1024"});
       }
       // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
       const RendererSettings exact;
@@ -255,11 +266,12 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
     settings.push_back(e);
   }
   ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
-  const ForcedStrategy binned("binned");
+  for (const char* binning : {"binned", "sort"}) {  // by counting, and by CUB's sort
+  const ForcedStrategy binned(binning);
   for (const char* name : {"rand10k", "snow"}) {
     const Scene& scene = cached_scene(name);
     for (const RendererSettings& s : settings) {
-      const std::string knobs = describe_settings(info, s);
+      const std::string knobs = describe_settings(info, s) + " " + binning;
       auto gpu = make_renderer("cuda-tile-binned", s);
       auto ref = make_renderer("cpu-ref");
       gpu->load(scene, 257, 193);
@@ -283,6 +295,7 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
         }
       }
     }
+  }
   }
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
@@ -445,6 +458,39 @@ TEST(GpuRenderer, EarlyExitDrawsShallowScenesExact) {
   deep->load(cached_scene("rand10k"), 300, 200);
   deep->render();
   EXPECT_EQ(deep->plan().find("early exit not taken"), std::string::npos) << deep->plan();
+}
+
+// Binned frames bin by counting where the matrix of tiles x blocks of circles fits, and say so;
+// the sort where it does not (tile 16 at 1024x1024: 4096 tiles x 1954 blocks of rand1M), and
+// for a chunk whose worst block of circles has more pairs than the scatter takes (blocks of
+// 1024 rand10k circles, about 10 tiles each at tile 16). Every picture is cpu-ref's.
+TEST(GpuRenderer, BinningByCountingWhereItFits) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  struct Case {
+    std::string scene, forced;
+    int tile, size;
+    std::string plan;
+  };
+  const std::vector<Case> cases = {
+      {"rand1M", "", 32, 1024, "binned by counting (blocks of "},
+      {"micro2M", "", 32, 1024, "binned by counting (blocks of 1024 circles)"},
+      {"rand1M", "", 16, 1024, "sorted by tile (CUB radix sort)"},
+      {"rand1M", "sort", 32, 300, "sorted by tile (CUB radix sort)"},
+      {"rand10k", "block1024", 16, 1024, "a block of 1024 circles had "},
+  };
+  for (const Case& c : cases) {
+    const ForcedStrategy forced(c.forced);
+    auto r = make_renderer("cuda-tile-binned", {c.tile, 0});
+    r->load(cached_scene(c.scene), c.size, c.size);
+    r->render();
+    EXPECT_NE(r->plan().find(c.plan), std::string::npos) << c.scene << " /" << c.tile << ": " << r->plan();
+    Image b;
+    r->read_image(&b);
+    const Comparison cmp =
+        compare_images(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b, 2e-3f);
+    EXPECT_EQ(cmp.over_tolerance, 0) << c.scene << " /" << c.tile << ": " << cmp.summary();
+    for (float m : cmp.max_abs) EXPECT_LE(m, kFmaFlatBound) << c.scene << " /" << c.tile;
+  }
 }
 
 // cuda-tile-binned does each frame's animation step inside the frame's own kernels (the direct
