@@ -248,11 +248,15 @@ __global__ void __launch_bounds__(kBinThreads)
 // alone (stable, so each tile's circles stay in order) groups them by tile, and each key's id
 // goes to its tile's slot for this block (from the scanned matrix) plus its rank in the tile.
 // Every block also writes a share of the tile ranges. Per pair: a walk step, a shared store,
-// the block sort's few passes and one coalesced-by-tile global store.
+// the block sort's few passes and one coalesced-by-tile global store. The count's total and
+// worst block are checked first: when the pairs do not fit `capacity` ids or a block's do not
+// fit the sort (the host went ahead without reading them), every range is empty, nothing else
+// is written, and the host does the chunk again.
 __global__ void __launch_bounds__(kBinThreads)
     scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
                                int tiles, int tile_bits, const unsigned char* settled, const int* counts,
-                               const int* offsets, unsigned total, unsigned* ids, uint2* ranges) {
+                               const int* offsets, const ChunkStats* stats, unsigned long long capacity,
+                               unsigned* ids, uint2* ranges) {
   using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kBinItems, cub::NullType, 5>;
   using Scan = cub::BlockScan<int, kBinThreads>;
   __shared__ union {
@@ -262,11 +266,15 @@ __global__ void __launch_bounds__(kBinThreads)
   __shared__ unsigned s_keys[kBinCapacity];
   extern __shared__ int s_base[];  // tiles: a tile's first slot for this block, less its first rank
   const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+  const unsigned long long total = stats->total;
+  const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kBinCapacity);
   for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
     const long long at = static_cast<long long>(t) * blocks;
-    ranges[t] = make_uint2(static_cast<unsigned>(offsets[at]),
-                           t + 1 < tiles ? static_cast<unsigned>(offsets[at + blocks]) : total);
+    ranges[t] = fits ? make_uint2(static_cast<unsigned>(offsets[at]),
+                                  t + 1 < tiles ? static_cast<unsigned>(offsets[at + blocks]) : static_cast<unsigned>(total))
+                     : make_uint2(0u, 0u);
   }
+  if (!fits) return;  // uniform across the block
   const int first = lo + b * per_block;
   const int n = min(hi, first + per_block) - first;
   constexpr int kPer = kBinMaxCircles / kBinThreads;
@@ -1094,6 +1102,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::string binning;     // why a chunk that could bin by counting was sorted
     int binning_blocks = 0;  // circles a block where chunks were binned by counting
     bool sorted = false;     // whether any chunk was sorted
+    bool ahead = false;      // whether the first chunk went ahead of its count (below)
     for (long long guard = 0; done_lo < done_hi || first; ++guard) {
       // Each pass either shades a chunk or halves one, so this bound is never reached.
       if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
@@ -1120,66 +1129,85 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         CUDA_CHECK_LAUNCH();
       }
       step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
-      // The one wait of a chunk: the sort needs its exact size on the host.
-      CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
-      CUDA_CHECK(cudaStreamSynchronize(stream()));
-      stage("count");
-      const unsigned long long total = host_stats_->total;
-      const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
-      if (!first && early_ && open == 0) break;                 // every tile has stopped
-      if (!first && early_ && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
-        // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
-        // circle reaches, such as the margins of a wide frame, never settle): more chunks will
-        // not pay, so the rest goes in one chunk (halved again if it exceeds the budget).
-        size = done_hi - done_lo;
-        widened = true;
-        continue;
-      }
-      if (total > budget_ && hi - lo > 1) {
-        size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
-        if (!early_) chunk_ = size;
-        continue;
-      }
       const bool last = early_ ? lo == done_lo : hi == done_hi;
-      // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
-      // sort (its per-circle counts are there too) and later frames smaller blocks.
+      unsigned long long total = 0;
       bool counting = per_block > 0;
-      if (counting) {
+      if (counting && first && guard == 0 && ids_.size() > 0) {
+        // Ahead: the frame's first chunk, binned by counting into the ids buffer the last frames
+        // grew, goes on to its scan, scatter and shade without waiting for the count; the
+        // scatter checks the count on the device (too many pairs for the buffer, or a block's
+        // for the scatter: it bins nothing), and the host reads it once, after the shade, and
+        // does the chunk again the waiting way if it did not fit. No wait inside the frame.
+        stage("count");
+        bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
+        a.first = true;
+        a.last = last;
+        shade_chunk(grid, f, a, tiles);
+        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+        CUDA_CHECK(cudaStreamSynchronize(stream()));
+        total = host_stats_->total;
         const unsigned long long worst = host_stats_->max_block;
-        if (first) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
-        if (worst > static_cast<unsigned long long>(kBinCapacity)) {
-          counting = false;
-          char w[160];
-          std::snprintf(w, sizeof w, "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
-                        per_block, worst, kBinCapacity);
-          binning = w;
+        pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
+        if (total > ids_.size() || worst > static_cast<unsigned long long>(kBinCapacity)) {
+          if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+          continue;  // did not fit: the same chunk again, waiting for its count
         }
-      } else if (first && hi > lo) {
-        // The mean, not the worst block: never lowered here, so a scene whose worst blocks did
-        // not fit does not try again every other frame.
-        pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
+        ahead = true;
+      } else {
+        // The one wait of a chunk: the sort needs its exact size on the host.
+        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+        CUDA_CHECK(cudaStreamSynchronize(stream()));
+        stage("count");
+        total = host_stats_->total;
+        const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
+        if (!first && early_ && open == 0) break;                 // every tile has stopped
+        if (!first && early_ && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
+          // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
+          // circle reaches, such as the margins of a wide frame, never settle): more chunks will
+          // not pay, so the rest goes in one chunk (halved again if it exceeds the budget).
+          size = done_hi - done_lo;
+          widened = true;
+          continue;
+        }
+        if (total > budget_ && hi - lo > 1) {
+          size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
+          if (!early_) chunk_ = size;
+          continue;
+        }
+        // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
+        // sort (its per-circle counts are there too) and later frames smaller blocks.
+        if (counting) {
+          const unsigned long long worst = host_stats_->max_block;
+          if (first) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
+          if (worst > static_cast<unsigned long long>(kBinCapacity)) {
+            counting = false;
+            char w[160];
+            std::snprintf(w, sizeof w,
+                          "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
+                          per_block, worst, kBinCapacity);
+            binning = w;
+          }
+        } else if (first && hi > lo) {
+          // The mean, not the worst block: never lowered here, so a scene whose worst blocks did
+          // not fit does not try again every other frame.
+          pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
+        }
+        if (!first) open_before = open;
+        if (total > 0) {
+          // Room for a few more pairs next frame, so that its first chunk can go ahead.
+          ids_.reserve(std::min<unsigned long long>(budget_, total + total / 8));
+          if (counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
+          else bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
+        }
+        a.first = first;
+        a.last = last;
+        if (total > 0 || first || last) shade_chunk(grid, f, a, tiles, total == 0);
       }
       if (counting) binning_blocks = per_block;
       else sorted = true;
       ++chunks;
       last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
       pairs += total;
-      a.first = first;
-      a.last = last;
-      if (!first) open_before = open;
-      if (total > 0 && counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, static_cast<unsigned>(total), settled);
-      else if (total > 0) bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
-      if (total > 0 || first || last) {
-        stage_begin("clear+shade");
-        ranges_.reserve(tiles);
-        if (total == 0) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
-        a.ranges = ranges_.get();
-        a.ids = ids_sorted_;
-        // The unsettled tiles the host reads with the next chunk's total are this shade's.
-        if (early_) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
-        shade(grid, f, a);
-        stage("clear+shade");
-      }
       first = false;
       if (early_) {
         done_hi = lo;
@@ -1188,6 +1216,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         done_lo = hi;
       }
       if (last) break;
+      if (ahead && early_ && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
     }
     last_work_.pairs = pairs;
     last_work_.chunks = static_cast<std::uint64_t>(chunks);
@@ -1197,8 +1226,22 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                   chunks == 1 ? "" : "s", pairs);
     if (binning_blocks) binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
+    if (ahead) binning += "; the first chunk shaded without waiting for its count";
     plan_ = early_note_ + buf + binning + composing +
             (step_fused ? "; the animation step done in the first count" : "");
+  }
+
+  // The shade of a binned chunk (`empty`: no pairs, so no ranges were written).
+  void shade_chunk(dim3 grid, const FrameParams& f, ShadeArgs& a, unsigned tiles, bool empty = false) {
+    stage_begin("clear+shade");
+    ranges_.reserve(tiles);
+    if (empty) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
+    a.ranges = ranges_.get();
+    a.ids = ids_sorted_;
+    // The unsettled tiles the host reads with the next chunk's total are this shade's.
+    if (early_) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
+    shade(grid, f, a);
+    stage("clear+shade");
   }
 
   // Circles a block for binning a chunk of `circles` by counting, or 0 where it does not fit
@@ -1218,9 +1261,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   }
 
   // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
-  // over its matrix, then the scatter of its `total` pairs' ids and the tile ranges.
+  // over its matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter
+  // checks the count's total against its size) and the tile ranges.
   void bin_by_counting(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int per_block, int tiles_x,
-                       unsigned tiles, unsigned total, const unsigned char* settled) {
+                       unsigned tiles, const unsigned char* settled) {
     const int blocks = (hi - lo + per_block - 1) / per_block;
     const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
     stage_begin("scan");
@@ -1235,11 +1279,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     scan_(s);
     stage("scan");
     stage_begin("scatter");
-    ids_.reserve(total);
     ranges_.reserve(tiles);
     scatter_tile_blocks_kernel<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
         c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled,
-        counts_.get(), matrix_offsets_.get(), total, ids_.get(), ranges_.get());
+        counts_.get(), matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
     CUDA_CHECK_LAUNCH();
     ids_sorted_ = ids_.get();
     stage("scatter");

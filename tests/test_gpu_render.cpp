@@ -493,6 +493,42 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
   }
 }
 
+// A binned frame's first chunk goes ahead of its count (scan, scatter and shade queued without
+// the host reading the pair total) once earlier frames have sized the buffers; the scatter
+// checks the count on the device and the host redoes the chunk when it did not fit. Loading a
+// scene with many more pairs into a renderer sized by a smaller one makes the first frame's
+// chunk not fit; that frame and the next (which goes ahead) are cpu-ref's, in both modes.
+TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const ForcedStrategy binned("binned");
+  for (bool early : {false, true}) {
+    RendererSettings s;
+    s.early_exit = early;
+    auto r = make_renderer("cuda-tile-binned", s);
+    r->load(cached_scene("rand10k"), 300, 200);
+    r->render();
+    r->render();
+    EXPECT_NE(r->plan().find("without waiting for its count"), std::string::npos) << r->plan();
+    r->load(cached_scene("rand1M"), 300, 200);
+    const Image ref = reference_frames("rand1M", {300, 200}, {0}).front();
+    for (int frame = 0; frame < 2; ++frame) {
+      r->render();
+      const std::string plan = r->plan();
+      // The first frame's chunk did not fit and was done again, waiting; the second went ahead.
+      EXPECT_EQ(plan.find("without waiting for its count") != std::string::npos, frame == 1) << frame << ": " << plan;
+      Image b;
+      r->read_image(&b);
+      if (early) {
+        EXPECT_LE(max_byte_difference(ref, b), 1) << frame << ": " << plan;
+      } else {
+        const Comparison c = compare_images(ref, b, 2e-3f);
+        EXPECT_EQ(c.over_tolerance, 0) << frame << ": " << c.summary();
+        for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << frame << ": " << plan;
+      }
+    }
+  }
+}
+
 // cuda-tile-binned does each frame's animation step inside the frame's own kernels (the direct
 // shade kernel, or the first count of a binned frame) instead of a kernel of its own. Each
 // circle must move exactly once a frame however advance(), render() and the heat map's counts
