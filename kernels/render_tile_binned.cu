@@ -203,42 +203,51 @@ constexpr int kBinLocalBits = 10;                        // a circle's index in 
 constexpr int kBinMaxCircles = 1 << kBinLocalBits;       // circles a block
 constexpr int kBinMaxTiles = 4096;                       // tiles (a 16 KB histogram in shared memory)
 constexpr long long kBinMaxMatrix = 1ll << 22;           // tiles x blocks (16 MB; twice, scanned)
+constexpr int kBinMaxColumns = 8;                        // matrix columns a count block
+constexpr int kBinCountThreads = 1024;                   // threads a count block
+constexpr int kBinHistInts = 8192;                       // columns x tiles in the count's shared memory
 
-// The count for binning by counting: a block per `per_block` circles of [lo, hi); each circle's
-// tiles counted into the block's shared histogram (shared atomics) and into counts (the
-// fallback's per-circle counts); then the histogram is written as the block's column of the
-// matrix, and the block's pair total goes into stats (sum and maximum: the host checks it fits
-// the scatter's kBinCapacity). Memory-bound on the circles and the matrix.
-__global__ void __launch_bounds__(kBinThreads)
-    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
-                             int tiles, const unsigned char* settled, int* counts, int* matrix, ChunkStats* stats,
-                             FusedStep step) {
-  extern __shared__ int s_hist[];  // tiles
-  __shared__ unsigned s_total;
+// The count for binning by counting: `columns` blocks of `per_block` circles of [lo, hi) a
+// thread block (blocks * columns matrix columns in all); each circle's tiles counted into its
+// column's shared histogram (shared atomics) and into counts (the fallback's per-circle counts);
+// then the histograms are written as the matrix's columns, each tile's `columns` entries side
+// by side (one 32-byte sector for eight, where one entry a column would be a sector each), and
+// each column's pair total goes into stats (sum and maximum: the host checks it fits the
+// scatter's kBinCapacity). Memory-bound on the circles and the matrix; 1024 threads, so that
+// two blocks of eight columns fill an SM.
+__global__ void __launch_bounds__(kBinCountThreads, 2)
+    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
+                             int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
+                             ChunkStats* stats, FusedStep step) {
+  extern __shared__ int s_hist[];  // columns x tiles
+  __shared__ unsigned s_total[kBinMaxColumns];
   if (settled && stats->unsettled == 0) return;  // the frame is done (see count_tiles_kernel)
-  for (int t = threadIdx.x; t < tiles; t += kBinThreads) s_hist[t] = 0;
-  if (threadIdx.x == 0) s_total = 0;
+  for (int t = threadIdx.x; t < columns * tiles; t += kBinCountThreads) s_hist[t] = 0;
+  if (threadIdx.x < kBinMaxColumns) s_total[threadIdx.x] = 0;
   __syncthreads();
-  const int first = lo + static_cast<int>(blockIdx.x) * per_block;
-  const int end = min(hi, first + per_block);
-  unsigned sum = 0;
-  for (int k = first + static_cast<int>(threadIdx.x); k < end; k += kBinThreads) {
+  const int column0 = static_cast<int>(blockIdx.x) * columns;
+  const int first = lo + column0 * per_block;
+  const int end = min(hi, first + columns * per_block);
+  for (int k = first + static_cast<int>(threadIdx.x); k < end; k += kBinCountThreads) {
+    const int g = (k - first) / per_block;
+    int* hist = s_hist + g * tiles;
     int n = 0;
     for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int tx, int ty) {
-      atomicAdd(&s_hist[ty * tiles_x + tx], 1);
+      atomicAdd(&hist[ty * tiles_x + tx], 1);
       ++n;
     });
     counts[k - lo] = n;
-    sum += static_cast<unsigned>(n);
+    if (n) atomicAdd(&s_total[g], static_cast<unsigned>(n));
   }
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) sum += __shfl_down_sync(lab::kFullMask, sum, d);
-  if ((threadIdx.x & 31) == 0 && sum) atomicAdd(&s_total, sum);
   __syncthreads();
-  for (int t = threadIdx.x; t < tiles; t += kBinThreads) matrix[static_cast<long long>(t) * gridDim.x + blockIdx.x] = s_hist[t];
-  if (threadIdx.x == 0 && s_total) {
-    atomicAdd(&stats->total, static_cast<unsigned long long>(s_total));
-    atomicMax(&stats->max_block, static_cast<unsigned long long>(s_total));
+  const int mine = min(columns, blocks - column0);  // this block's columns
+  for (int i = threadIdx.x; i < tiles * mine; i += kBinCountThreads) {
+    const int t = i / mine, g = i - t * mine;
+    matrix[static_cast<long long>(t) * blocks + column0 + g] = s_hist[g * tiles + t];
+  }
+  if (threadIdx.x < mine && s_total[threadIdx.x]) {
+    atomicAdd(&stats->total, static_cast<unsigned long long>(s_total[threadIdx.x]));
+    atomicMax(&stats->max_block, static_cast<unsigned long long>(s_total[threadIdx.x]));
   }
 }
 
@@ -1118,9 +1127,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       if (per_block) {
         const int blocks = (hi - lo + per_block - 1) / per_block;
         matrix_.reserve(static_cast<std::size_t>(blocks) * tiles);
-        count_tile_blocks_kernel<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
-            c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), settled, counts_.get(),
-            matrix_.get(), stats_.get(), step);
+        // Up to eight matrix columns a count block, as many as the histograms' shared memory
+        // takes, and no fewer blocks than SMs.
+        const int columns = std::max(
+            1, std::min({kBinMaxColumns, kBinHistInts / static_cast<int>(tiles), blocks / lab::sm_count()}));
+        count_tile_blocks_kernel<<<(blocks + columns - 1) / columns, kBinCountThreads, columns * tiles * sizeof(int),
+                                   stream()>>>(c, lo, hi, per_block, columns, blocks, f.view, tile_, tiles_x,
+                                               static_cast<int>(tiles), settled, counts_.get(), matrix_.get(),
+                                               stats_.get(), step);
         CUDA_CHECK_LAUNCH();
       } else if (hi > lo) {
         const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), lab::sm_count() * 8);
