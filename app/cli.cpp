@@ -511,7 +511,7 @@ int run_cli(int argc, const char* const* argv) {
                    "or the shade kernel's clock64 cycles per tile; a CUDA renderer), logged after the last frame");
   view->add_option("--counters", view_opt.counters,
                    "frame | stage:NAME | VARIANT: two frames before the last, read the GPU's counters (CUPTI) for "
-                   "the CUDA renderer's whole frame, one of its stages (e.g. stage:sort), or a lab variant ticked "
+                   "the CUDA renderer's whole frame, one of its stages (e.g. stage:scatter), or a lab variant ticked "
                    "with --kernels; logged and shown in the Counters panel (exit 1 if they cannot be read)");
   view->add_flag("--play", view_opt.play, "start playing the animation (default: paused; Space toggles)");
   view->add_option("--speed", view_opt.speed, "frames advanced per displayed frame while playing")

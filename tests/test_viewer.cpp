@@ -856,28 +856,28 @@ TEST_F(ViewerBinary, GpuCountersOfALabVariantAndOfTheFrame) {
                             "800x600", "--counters", "frame"});
   ASSERT_EQ(f.rc, 0) << describe(f);
   EXPECT_TRUE(contains(f.err, "counters: frame: cuda-tile-binned (1 pass, ")) << f.err;
-  // One stage: only its kernels. The sort reads and writes its keys and ids: DRAM traffic, no
-  // shading; the shade stage executes far more instructions than the sort.
+  // One stage: only its kernels. The scatter (binning by counting) writes the pairs' ids: no
+  // shading; the shade stage executes far more instructions than the scatter.
   auto instructions = [](const std::string& err) {
     const std::size_t at = err.find("warp instructions ");
     return at == std::string::npos ? -1.0 : std::atof(err.c_str() + at + 18);
   };
   // rand100k: enough circles that cuda-tile-binned bins them (rand10k it walks directly).
-  const Result sort = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
-                               "800x600", "--counters", "stage:sort"});
-  ASSERT_EQ(sort.rc, 0) << describe(sort);
-  EXPECT_TRUE(contains(sort.err, "counters: stage: cuda-tile-binned sort (1 pass, ")) << sort.err;
+  const Result scatter = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                               "800x600", "--counters", "stage:scatter"});
+  ASSERT_EQ(scatter.rc, 0) << describe(scatter);
+  EXPECT_TRUE(contains(scatter.err, "counters: stage: cuda-tile-binned scatter (1 pass, ")) << scatter.err;
   const Result shade = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
                                 "800x600", "--counters", "stage:clear+shade"});
   const Result f100k = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "2", "-s",
                                 "800x600", "--counters", "frame"});
   ASSERT_EQ(f100k.rc, 0) << describe(f100k);
   ASSERT_EQ(shade.rc, 0) << describe(shade);
-  const double frame_inst = instructions(f100k.err), sort_inst = instructions(sort.err),
+  const double frame_inst = instructions(f100k.err), scatter_inst = instructions(scatter.err),
                shade_inst = instructions(shade.err);
-  EXPECT_GT(sort_inst, 0);
-  EXPECT_GT(shade_inst, 4 * sort_inst);
-  EXPECT_LT(sort_inst + shade_inst, frame_inst);  // the frame holds both and more
+  EXPECT_GT(scatter_inst, 0);
+  EXPECT_GT(shade_inst, 4 * scatter_inst);
+  EXPECT_LT(scatter_inst + shade_inst, frame_inst);  // the frame holds both and more
   const Result none = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
                                "800x600", "--counters", "stage:nope"});
   EXPECT_EQ(none.rc, 1) << describe(none);
