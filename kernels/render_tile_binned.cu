@@ -2,13 +2,19 @@
 // kernels/config.h says which and why):
 //  - direct (few circles): one kernel; each block walks all N circles and its warps cull them
 //    against their own 8x8 pixels. No binning, so no fixed cost of six stages.
-//  - binned: circles are binned into tiles (16x16 by default) before shading, so each tile reads
-//    only the circles that touch it. Per chunk of circles:
+//  - binned: circles are binned into tiles (32x32 by default) before shading, so each tile reads
+//    only the circles that touch it. Per chunk of circles, by counting where it fits:
+//      count, per block of circles, the tiles its circles touch (a tile x block matrix) ->
+//      exclusive scan over the matrix -> scatter: each block orders its pairs by tile in shared
+//      memory and writes their ids to their slots (ranges from the matrix) -> per-tile shade;
+//    else by sorting:
 //      count tiles per circle (exact circle-tile test, 64-bit total) -> the host reads the total
 //      -> exclusive scan (offsets) -> duplicate (tile, circle) pairs -> stable radix sort of
 //      exactly `total` pairs by tile -> tile ranges -> per-tile shade.
 //    A chunk is all circles unless its pairs exceed the pair budget; then it is halved until it
-//    fits, so scratch memory is bounded whatever the scene.
+//    fits, so scratch memory is bounded whatever the scene. A frame's first chunk binned by
+//    counting goes ahead of its count: the scatter checks the count on the device and the host
+//    reads it after the shade (no host wait inside a one-chunk frame).
 // The shade kernel (both strategies): a block per tile, a warp per 8x8 pixels, two pixels (one
 // column, two rows) per lane (direct exact frames at tile 32: 8x16 pixels, four a lane). Each
 // staged batch of circles is culled per warp with a ballot, so a warp only visits the circles
