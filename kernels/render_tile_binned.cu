@@ -221,7 +221,7 @@ constexpr int kBinHistInts = 8192;                       // columns x tiles in t
 // each column's pair total goes into stats (sum and maximum: the host checks it fits the
 // scatter's kBinCapacity). Memory-bound on the circles and the matrix; 1024 threads, so that
 // two blocks of eight columns fill an SM.
-__global__ void __launch_bounds__(kBinCountThreads, 2)
+__global__ void __launch_bounds__(kBinCountThreads)
     count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
                              int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
                              ChunkStats* stats, FusedStep step) {
