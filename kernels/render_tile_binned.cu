@@ -896,6 +896,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // Test hook: binning by counting in blocks of this many circles (32 to 1024), fitting or not.
     if (const char* s = std::getenv("CIRCLES_BINNED_BLOCK"))
       forced_block_ = std::clamp(std::atoi(s), 32, kBinMaxCircles);
+    // Test hook: compose runs (0 none, 1 warp boxes, 2 tiles too) whatever the circles' size.
+    if (const char* s = std::getenv("CIRCLES_BINNED_COMPOSE")) forced_compose_ = std::clamp(std::atoi(s), 0, 2);
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -937,7 +939,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     first_early_chunk_ = static_cast<int>(std::min<double>(static_cast<double>(n), std::max<double>(kFirstEarlyChunk, depth_chunk)));
     std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
     median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
-    compose_ = median_radius_px_ >= 2.f * static_cast<float>(tile_) ? 2 : median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
+    // Tile runs from a radius of two tiles in direct frames, one and a half in binned ones (their
+    // two-pixel kernels have the registers to spare: rand100k, radius 51 pixels at tile 32,
+    // binned: 0.652 -> 0.623-0.632 ms; direct frames at that radius lose: rand10k 0.113 -> 0.118).
+    const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
+    compose_direct_ = median_radius_px_ >= 2.f * static_cast<float>(tile_) ? 2 : box;
+    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : box;
+    if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
     // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
     // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
     // front-to-back passes would only add chunks. Those scenes are drawn exactly.
@@ -1079,6 +1087,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         forced_ == "direct" ||
         (forced_ != "binned" &&
          (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
+    compose_ = direct ? compose_direct_ : compose_binned_;
     const std::string composing = compose_ == 2   ? "; runs covering a whole tile or warp box composed"
                                   : compose_ == 1 ? "; runs covering a whole warp box composed"
                                                   : "";
@@ -1126,7 +1135,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       stage_begin("count");
       CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
       counts_.reserve(std::max(hi - lo, 1));
-      offsets_.reserve(std::max(hi - lo, 1));
       const unsigned char* settled = early_ && !first ? settled_.get() : nullptr;
       // Binning by counting where its matrix and blocks fit (circles a block; 0: the sort).
       const int per_block = hi > lo ? bin_block_size(hi - lo, tiles) : 0;
@@ -1312,6 +1320,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void bin(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
            unsigned total, bool first) {
     stage_begin("scan");
+    offsets_.reserve(std::max(hi - lo, 1));
     lab::LaunchArgs s;
     s.in = counts_.get();
     s.out = offsets_.get();
@@ -1387,8 +1396,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   bool early_forced_ = false;  // CIRCLES_BINNED_EARLY=force
   float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
   // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
-  // runs covering the whole tile (2: median radius of two tiles or more).
-  int compose_ = 0;
+  // runs covering the whole tile (2: median radius of two tiles or more in direct frames, one
+  // and a half in binned ones); compose_ is this frame's.
+  static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
+  int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
   lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;
@@ -1415,6 +1426,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   double pairs_per_circle_ = 0;  // the worst block's last time (binning by counting sizes blocks by it)
   bool sort_forced_ = false;     // CIRCLES_BINNED_BINNING=sort
   int forced_block_ = 0;         // CIRCLES_BINNED_BLOCK
+  int forced_compose_ = -1;      // CIRCLES_BINNED_COMPOSE
   DeviceBuffer<ChunkStats> stats_;
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_, settled_;

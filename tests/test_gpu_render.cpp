@@ -53,7 +53,8 @@ struct Variant {
   // it would draw exact (CIRCLES_BINNED_EARLY=force), "sort" binned by CUB's sort instead of by
   // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
   // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
-  // "" its own choices.
+  // "compose2" runs of circles covering a tile or a warp box composed whatever the circles' size
+  // (CIRCLES_BINNED_COMPOSE=2); "" its own choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -68,19 +69,22 @@ struct Variant {
 
 // Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
 // "early-force", CIRCLES_BINNED_BINNING or CIRCLES_BINNED_BLOCK and binning for "sort" and
-// "block1024") for the renderers made in its scope ("" leaves them all unset).
+// "block1024", CIRCLES_BINNED_COMPOSE for "compose2") for the renderers made in its scope (""
+// leaves them all unset).
 struct ForcedStrategy {
   explicit ForcedStrategy(const std::string& s) {
     if (s == "rows2") ::setenv("CIRCLES_BINNED_ROWS", "2", 1);
     else if (s == "early-force") ::setenv("CIRCLES_BINNED_EARLY", "force", 1);
     else if (s == "sort") ::setenv("CIRCLES_BINNED_BINNING", "sort", 1);
     else if (s == "block1024") ::setenv("CIRCLES_BINNED_BLOCK", "1024", 1);
+    else if (s == "compose2") ::setenv("CIRCLES_BINNED_COMPOSE", "2", 1);
     if (s == "sort" || s == "block1024") ::setenv("CIRCLES_BINNED_STRATEGY", "binned", 1);
-    else if (!s.empty() && s != "rows2" && s != "early-force") ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
+    else if (!s.empty() && s != "rows2" && s != "early-force" && s != "compose2")
+      ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
   ~ForcedStrategy() {
     for (const char* name : {"CIRCLES_BINNED_STRATEGY", "CIRCLES_BINNED_ROWS", "CIRCLES_BINNED_EARLY",
-                             "CIRCLES_BINNED_BINNING", "CIRCLES_BINNED_BLOCK"})
+                             "CIRCLES_BINNED_BINNING", "CIRCLES_BINNED_BLOCK", "CIRCLES_BINNED_COMPOSE"})
       ::unsetenv(name);
   }
 };
@@ -118,6 +122,10 @@ std::vector<Variant> gpu_variants() {
         // blocks too big for their pairs make it fall back chunk by chunk.
         out.push_back({r.name, s, false, true, "sort"});
         out.push_back({r.name, s, false, false, "block1024"});
+        // Composed runs (tile runs pre-composed per group of staged circles, box runs folded by
+        // each warp) on every flat scene, small circles and all, direct or binned as each
+        // scene's choice goes.
+        out.push_back({r.name, s, false, false, "compose2"});
       }
       // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
       const RendererSettings exact;
