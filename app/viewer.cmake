@@ -179,7 +179,7 @@ add_custom_command(
 
 # --- the viewer itself, in circles_app (GL only in app/) ---------------------------------------
 target_sources(circles_app PRIVATE
-  app/viewer.cpp app/viewer_layout.cpp app/viewer_options.cpp app/panels.cpp app/inspector_panel.cpp app/frame_stats_panel.cpp
+  app/viewer.cpp app/viewer_measure.cpp app/viewer_layout.cpp app/viewer_options.cpp app/panels.cpp app/inspector_panel.cpp app/frame_stats_panel.cpp
   app/kernels_panel.cpp app/live_lab.cpp app/counters_panel.cpp app/heat_panel.cpp
   app/gl_util.cpp app/gl_present.cpp app/gl_window.cpp app/gl_offscreen.cpp
   "${_viewer_shaders_h}")
