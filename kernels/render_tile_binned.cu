@@ -341,9 +341,48 @@ __global__ void __launch_bounds__(kBinThreads)
 }
 
 // The block's exclusive scan of P flags a thread, item u * blockDim + thread (u-major, so the
-// loads behind the flags coalesce): each set flag's slot, in item order, and the count. The
-// lab's ballot scan (lab::ballot_exclusive_scan_flags) P ballots at a time; one barrier, and
-// warp_totals (P * kWarps ints) must not be reused before the next barrier.
+// loads behind the flags coalesce), in two halves: ballot_count_flags writes each warp's counts
+// to warp_totals (P * kWarps ints), waits at one barrier and returns the block's count;
+// ballot_slots then gives each set flag its slot, in item order, from the same warp_totals, which
+// must not be rewritten before the barrier after it (the lab's ballot scan,
+// lab::ballot_exclusive_scan_flags, P ballots at a time). ballot_scan_flags does both at once.
+template <int kWarps, int P>
+__device__ __forceinline__ unsigned ballot_count_flags(const bool (&flag)[P], int* warp_totals) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int u = 0; u < P; ++u) {
+    const unsigned ballot = __ballot_sync(lab::kFullMask, flag[u]);
+    if (lane == 0) warp_totals[u * kWarps + warp] = __popc(ballot);
+  }
+  __syncthreads();
+  unsigned sum = 0;
+#pragma unroll
+  for (int i = 0; i < P * kWarps; ++i) sum += static_cast<unsigned>(warp_totals[i]);
+  return sum;
+}
+
+template <int kWarps, int P>
+__device__ __forceinline__ void ballot_slots(const bool (&flag)[P], unsigned (&slot)[P], const int* warp_totals) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned below = (1u << lane) - 1u;
+  unsigned before = 0;
+#pragma unroll
+  for (int u = 0; u < P; ++u) {
+    const unsigned ballot = __ballot_sync(lab::kFullMask, flag[u]);
+    unsigned mine = before;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
+      mine += w < warp ? t : 0u;
+      before += t;
+    }
+    slot[u] = mine + __popc(ballot & below);
+  }
+}
+
+// Both halves at once, the ballots kept across the barrier. (Written out, not built from the two
+// halves: their second ballot after the barrier cost the two-pixel kernels 2-3 registers and
+// spills, nvcc -Xptxas -v.)
 template <int kWarps, int P>
 __device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], unsigned (&slot)[P], int* warp_totals) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -425,7 +464,6 @@ struct LanePixels {
 struct FullRun {
   float a_mul = 1.f;
   float add_x = 0.f, add_y = 0.f, add_z = 0.f, alpha = 0.f;
-  unsigned count = 0;
   // Adds the map c -> keep * c + col.xyz (alpha += col.w): one circle (keep = 1 - a) or a run
   // composed already.
   __device__ __forceinline__ void add(float keep, const float4& col, bool front) {
@@ -440,11 +478,12 @@ struct FullRun {
     }
     a_mul *= keep;
     alpha += col.w;
-    ++count;
   }
   template <class Pixels>
   __device__ __forceinline__ void flush(Pixels& p, bool front) {
-    if (count == 0) return;  // uniform
+    // Nothing to apply: alphas are in [0, 1], so a run whose alphas sum to 0 is the identity map
+    // (every keep factor 1, every premultiplied colour 0); no counter to keep a circle.
+    if (alpha == 0.f) return;  // uniform
 #pragma unroll
     for (int r = 0; r < Pixels::kRows; ++r) {
       if (p.done[r]) continue;
@@ -508,6 +547,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // 2 and were 1-2 us slower, and more would spill the two-pixel kernels that binned frames share.
   constexpr int kDirPer = kRows == 4 && !kStep ? 4 : (kEarly && TILE == 16 ? 2 : 1);
   constexpr bool kReload = kDirPer > 1;
+  // Direct exact frames that reload their kept circles stage several batches' survivors before the
+  // warps walk them: a batch is culled against the tile, its survivors appended to what is staged,
+  // and the warps walk only when the next batch's would not fit, or at the end (rand10k: 10
+  // batches of 1,024 and about 170 survivors a tile, walked once instead of ten times). A batch
+  // that does not fit keeps its flags across the walk and is staged after it.
+  constexpr bool kDefer = !kEarly && kReload;
   static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
   constexpr int kStage = kThreads * (kDirPer > kPer ? kDirPer : kPer);  // staging capacity, in circles
   // The staged circles: slot s's geometry at [s], its colour at [kStage + s] (one address, two
@@ -515,10 +560,18 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
   __shared__ float4 s_stage[2 * kStage];
   __shared__ float s_cull[kStage];  // the culling radius^2 (cull_radius_sq)
-  __shared__ int s_scan_totals[kDirPer * kThreads / 32];  // direct: the batch's per-warp counts
-  // compose: per staged circle 0 (test it), 1 (inside a run of tile-covering circles: skip), 2 (a
-  // run ends here; its geometry slot holds (0, length, 0, a_mul), its colour the add and alpha).
-  __shared__ unsigned char s_kind[kCompose == 2 ? kStage : 1];
+  // Direct: the batch's per-warp counts (deferred walks: two, by the batch's parity, so that a
+  // batch's counts are never rewritten before every thread has read them).
+  __shared__ int s_scan_totals[(kDefer ? 2 : 1) * kDirPer * kThreads / 32];
+  // Deferred walks: a thread's flags for the batch that waits for a walk (kept here, not in
+  // registers across the walk).
+  __shared__ unsigned char s_pending[kDefer ? kThreads : 1];
+  // compose 2: per group of 32 staged circles (bit k: the group's circle k), those to test (they do
+  // not cover the whole tile) and those where a run of tile-covering circles ends (the run's
+  // geometry slot holds (0, length, 0, a_mul), its colour the add and alpha); the others are
+  // inside a run and skipped. Two masks a group instead of a byte a circle: a lane whose circle
+  // covers the tile loads nothing to cull it.
+  __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
@@ -616,12 +669,16 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   const unsigned step = direct ? kThreads * kDirPer : kBatch;
   const unsigned batches = (n + step - 1) / step;
   bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.all_done()));
-  for (unsigned b = 0; b < batches; ++b) {
+  const bool defer = kDefer && direct;  // (kDefer kernels run direct frames only)
+  unsigned staged = 0;  // deferred: circles staged and not walked yet
+  // A deferred walk's loop has one more pass, after the last batch, to walk what is staged.
+  const unsigned passes = batches + (kDefer && direct ? 1u : 0u);
+  for (unsigned b = 0; b < passes; ++b) {
     // Early exit walks the batches from the end.
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
-    unsigned count = min(end - base, step);
+    unsigned count = !kDefer || b < batches ? min(end - base, step) : 0u;
     if (direct) {
-      bool keep[kDirPer];
+      bool keep[kDirPer];  // which of the thread's circles touch the tile
       float4 q[kDirPer], col[kDirPer];
 #pragma unroll
       for (int u = 0; u < kDirPer; ++u) {
@@ -643,15 +700,36 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         }
       }
       unsigned slot[kDirPer];
-      count = ballot_scan_flags<kThreads / 32, kDirPer>(keep, slot, s_scan_totals);
+      if (defer) {
+        int* totals = s_scan_totals + (b & 1u) * (kDirPer * kThreads / 32);
+        const unsigned got = b < batches ? ballot_count_flags<kThreads / 32, kDirPer>(keep, totals) : 0u;
+        if (b < batches && staged + got <= kStage) {  // uniform: appended, no walk yet
+          ballot_slots<kThreads / 32, kDirPer>(keep, slot, totals);
 #pragma unroll
-      for (int u = 0; u < kDirPer; ++u) {
-        if (!keep[u]) continue;
-        if (kReload) {  // loaded again (L1) rather than held in registers across the scan
-          const unsigned k = base + u * kThreads + threadIdx.x;
-          stage_circle(slot[u], c.pos_rad[k], c.color[k]);
-        } else {
-          stage_circle(slot[u], q[u], col[u]);
+          for (int u = 0; u < kDirPer; ++u) {
+            if (!keep[u]) continue;
+            const unsigned k = base + u * kThreads + threadIdx.x;
+            stage_circle(staged + slot[u], c.pos_rad[k], c.color[k]);
+          }
+          staged += got;
+          continue;
+        }
+        count = staged;  // walk what is staged; this batch's survivors are staged after the walk
+        unsigned bits = 0;
+#pragma unroll
+        for (int u = 0; u < kDirPer; ++u) bits |= keep[u] ? 1u << u : 0u;
+        s_pending[threadIdx.x] = static_cast<unsigned char>(bits);
+      } else {
+        count = ballot_scan_flags<kThreads / 32, kDirPer>(keep, slot, s_scan_totals);
+#pragma unroll
+        for (int u = 0; u < kDirPer; ++u) {
+          if (!keep[u]) continue;
+          if (kReload) {  // loaded again (L1) rather than held in registers across the scan
+            const unsigned k = base + u * kThreads + threadIdx.x;
+            stage_circle(slot[u], c.pos_rad[k], c.color[k]);
+          } else {
+            stage_circle(slot[u], q[u], col[u]);
+          }
         }
       }
     } else {
@@ -679,8 +757,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     if (kCompose == 2) {
       // Runs of consecutive circles that cover the whole tile, within each group of 32 staged
       // circles, compose into one affine map (a warp-level segmented scan; the maps compose
-      // associatively): its last circle carries the run's map (kind 2), the others are skipped
-      // (kind 1), so each warp visits a run once instead of every circle of it.
+      // associatively): its last circle carries the run's map (a bit of s_ends), the others are
+      // skipped, so each warp visits a run once instead of every circle of it.
       constexpr int kWarps = kThreads / 32;
       const int groups = static_cast<int>((count + 31) / 32);
       for (int g = warp; g < groups; g += kWarps) {
@@ -720,8 +798,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             head = ph;
           }
         }
+        const unsigned open = __ballot_sync(lab::kFullMask, sl < static_cast<int>(count) && !full);
+        const unsigned ends = __ballot_sync(lab::kFullMask, full && !next_full);
+        if (lane == 0) {
+          s_open[g] = open;
+          s_ends[g] = ends;
+        }
         if (sl < static_cast<int>(count)) {
-          s_kind[sl] = !full ? 0 : (next_full ? 1 : 2);
           if (full && !next_full) {
             s_stage[sl] = make_float4(0.f, nn, 0.f, m);
             s_stage[kStage + sl] = make_float4(bx, by, bz, sa);
@@ -739,24 +822,33 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         const int s_lane = g * 32 + (kEarly ? lane : 31 - lane);
         // Which of these 32 circles may touch the warp's box, and (compose) which cover all of it
         // (circle_covers_box: blend_circle's own test at the farthest corner).
-        bool touch = false, whole = false, run_end = false;
-        if (s_lane < static_cast<int>(count)) {
-          const unsigned char kind = kCompose == 2 ? s_kind[s_lane] : 0;
+        // compose 2: the group's circles to test and its run ends, in ballot order (bit l: lane l's
+        // circle; exact mode's lanes take the group backwards, so the masks are bit-reversed).
+        unsigned open = ~0u, runs = 0u;
+        if (kCompose == 2) {
+          open = kEarly ? s_open[g] : __brev(s_open[g]);
+          runs = kEarly ? s_ends[g] : __brev(s_ends[g]);
+        }
+        // A lane tests its circle unless it covers the whole tile; such a circle touches and covers
+        // the warp's box where a run ends there and is skipped inside a run, with no load or test.
+        bool touch = false, whole = false;
+        if (kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count)) {
           const float4 q = s_stage[s_lane];
-          run_end = kind == 2;
-          if (kind == 0) touch = circle_touches_box_sq(q.x, q.y, s_cull[s_lane], bx0, by0, bx1, by1);
-          else touch = whole = run_end;  // a run covers every box of the tile; kind 1 is inside a run
-          if (kCompose && touch && !run_end) whole = circle_covers_box(q.x, q.y, q.z, bx0, by0, bx1, by1);
+          touch = circle_touches_box_sq(q.x, q.y, s_cull[s_lane], bx0, by0, bx1, by1);
+          if (kCompose && touch) whole = circle_covers_box(q.x, q.y, q.z, bx0, by0, bx1, by1);
+        } else if (kCompose == 2) {
+          touch = whole = (runs >> lane) & 1u;
         }
         unsigned mask = __ballot_sync(lab::kFullMask, touch);
         const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
-        const unsigned runs = kCompose == 2 ? __ballot_sync(lab::kFullMask, run_end) : 0u;
-        // The group's slot of bit 0: the visit's address is one multiply-add from it.
-        const float4* group = s_stage + g * 32 + (kEarly ? 0 : 31);
+        // The group's slot of bit 0: the visit's address is one multiply-add from it (in bytes:
+        // with a float4 pointer, the compiler took two instructions).
+        const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + (kEarly ? 0 : 31));
         while (mask) {
           const int bit = 31 - __clz(mask);
           mask ^= 1u << bit;
-          const float4* staged = kEarly ? group + bit : group - bit;
+          const float4* staged =
+              reinterpret_cast<const float4*>(group + (kEarly ? bit : -bit) * static_cast<int>(sizeof(float4)));
           const float4 q = staged[0], col = staged[kStage];
           if (kCompose && ((full >> bit) & 1u)) {
             // Covers the warp's whole box: no per-pixel test; fold it into the pending run (a
@@ -830,6 +922,26 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     // staging arrays (after the last batch nothing reads them again).
     if (kEarly) {
       if (__syncthreads_and(warp_done)) break;
+    } else if (defer) {
+      if (b < batches) {  // the batch that did not fit, staged from slot 0 now that the walk is done
+        __syncthreads();
+        const int* totals = s_scan_totals + (b & 1u) * (kDirPer * kThreads / 32);
+        const unsigned bits = s_pending[threadIdx.x];
+        bool pending[kDirPer];
+        unsigned slot[kDirPer];
+#pragma unroll
+        for (int u = 0; u < kDirPer; ++u) pending[u] = (bits >> u) & 1u;
+        ballot_slots<kThreads / 32, kDirPer>(pending, slot, totals);
+#pragma unroll
+        for (int u = 0; u < kDirPer; ++u) {
+          if (!pending[u]) continue;
+          const unsigned k = base + u * kThreads + threadIdx.x;
+          stage_circle(slot[u], c.pos_rad[k], c.color[k]);
+        }
+        staged = 0;
+#pragma unroll
+        for (int i = 0; i < kDirPer * kThreads / 32; ++i) staged += static_cast<unsigned>(totals[i]);
+      }
     } else if (b + 1 < batches) {
       __syncthreads();
     }
