@@ -983,6 +983,162 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   }
 }
 
+// Binned exact frames of tiny flat circles (micro2M: radius 1 pixel, a few pixels each). The
+// warps' walk would visit every circle that touches an 8x8 box to blend a pixel or two of its
+// 64 (micro2M: 162M pixel tests for 6.6M blends); here the circles go to the pixels instead. A
+// block per tile, 256 threads, TILE * TILE / 256 pixels a thread; the tile's circles in batches
+// of 256, one a thread: each thread tests its circle at the pixel centres of its own window
+// (cpu-ref's test to the bit, at most a few pixels) and sets the circle's bit in each covered
+// pixel's mask in shared memory (bit s of word s / 32: the batch's slot s, circle order); then
+// each thread walks its pixels' masks from the lowest bit, so every pixel blends its circles in
+// order, with the shade kernel's own FMA blend (the same bits). Fast for tiny circles: work per
+// covered pixel, not per pixel of a box; a big circle tests its whole window (up to the tile),
+// still exact. The next batch's circles are loaded while this one is tested and walked.
+constexpr int kTinyThreads = 256;
+template <int TILE, bool kCount>
+__global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
+  constexpr int kPixels = TILE * TILE, kPer = kPixels / kTinyThreads, kWords = kTinyThreads / 32;
+  static_assert(kPer * kTinyThreads == kPixels && kWords % 4 == 0, "whole pixels a thread, whole uint4 masks");
+  __shared__ uint4 s_cover[kPixels][kWords / 4];  // per pixel: which of the batch's circles cover it
+  __shared__ unsigned s_words[kPixels];            // per pixel: which of those words have a bit set
+  __shared__ float4 s_col[kTinyThreads];          // the batch's premultiplied colours: a*r, a*g, a*b, a
+  __shared__ float s_keep[kTinyThreads];          // and keep factors, 1 - a
+  __shared__ float s_px[TILE], s_py[TILE];        // the tile's pixel centres (View's divisions, once)
+  const long long start = clock64();
+  const View& v = f.view;
+  const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+  const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
+  const int x1 = min(x0 + TILE, v.width) - 1, y1 = min(y0 + TILE, v.height) - 1;  // the tile's last pixels
+  if (threadIdx.x < TILE) s_px[threadIdx.x] = v.pixel_x(x0 + threadIdx.x);
+  else if (threadIdx.x < 2 * TILE) s_py[threadIdx.x - TILE] = v.pixel_y(y0 + threadIdx.x - TILE);
+  // The thread's pixels: local index p = threadIdx.x + k * 256 (row-major in the tile).
+  Float4 px[kPer];
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int p = threadIdx.x + k * kTinyThreads, i = x0 + p % TILE, j = y0 + p / TILE;
+    px[k] = Float4{0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int h = 0; h < kWords / 4; ++h) s_cover[p][h] = make_uint4(0u, 0u, 0u, 0u);
+    s_words[p] = 0u;
+    if (i < v.width && j < v.height) {
+      if (a.first) {
+        px[k] = background_at(f.background, j, v.height);
+      } else {
+        const float4 q = f.image[static_cast<std::size_t>(j) * v.width + i];
+        px[k] = Float4{q.x, q.y, q.z, q.w};
+      }
+    }
+  }
+  const uint2 range = a.ranges[tile];
+  const unsigned first = range.x, end = range.y > range.x ? range.y : range.x;
+  unsigned long long tests = 0, blends = 0;
+  // This batch's circle (one a thread): its id and position loaded a batch ahead (its colour,
+  // needed last, when it is staged: fewer registers held across the walk).
+  unsigned id = 0;
+  float4 q = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (first + threadIdx.x < end) {
+    id = a.ids[first + threadIdx.x];
+    q = c.pos_rad[id];
+  }
+  __syncthreads();  // s_px, s_py and the cleared masks
+  for (unsigned base = first; base < end; base += kTinyThreads) {
+    const bool mine = base + threadIdx.x < end;
+    const float4 cq = q;
+    const float4 ccol = mine ? c.color[id] : q;
+    if (base + kTinyThreads + threadIdx.x < end) {  // the next batch's circle, in flight meanwhile
+      id = a.ids[base + kTinyThreads + threadIdx.x];
+      q = c.pos_rad[id];
+    }
+    if (mine) {
+      // The pixels whose centres the circle may cover: cpu-ref's covered centres lie within the
+      // radius plus a few float roundings of it (8 ulps of |c| + r, in pixels, and 1/256 of a
+      // pixel besides); clipped to the tile in float before any conversion to int.
+      const float rr = cq.w * cq.w;
+      const float sx = 8.f * (fabsf(cq.x) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
+      const float sy = 8.f * (fabsf(cq.y) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
+      const float cx = cq.x * v.scale + v.off_x - 0.5f, cy = cq.y * v.scale + v.off_y - 0.5f, cr = cq.w * v.scale;
+      const float fi0 = fmaxf(ceilf(cx - cr - sx), static_cast<float>(x0));
+      const float fi1 = fminf(floorf(cx + cr + sx), static_cast<float>(x1));
+      const float fj0 = fmaxf(ceilf(cy - cr - sy), static_cast<float>(y0));
+      const float fj1 = fminf(floorf(cy + cr + sy), static_cast<float>(y1));
+      if (fi0 <= fi1 && fj0 <= fj1) {
+        const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
+        const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
+        unsigned* word = reinterpret_cast<unsigned*>(&s_cover[0][0]) + threadIdx.x / 32;
+        const unsigned bit = 1u << (threadIdx.x & 31), word_bit = 1u << (threadIdx.x / 32);
+        for (int lj = j0; lj <= j1; ++lj) {
+          const float dy = s_py[lj] - cq.y;
+          const float dy2 = dy * dy;
+          for (int li = i0; li <= i1; ++li) {
+            const float dx = s_px[li] - cq.x;
+            // cpu-ref's coverage test to the bit: dx*dx + dy*dy <= radius^2, unfused.
+            const bool covers = dx * dx + dy2 <= rr;
+            if (kCount) {
+              ++tests;
+              blends += covers;
+            }
+            if (covers) {
+              atomicOr(word + (lj * TILE + li) * kWords, bit);
+              atomicOr(&s_words[lj * TILE + li], word_bit);
+            }
+          }
+        }
+      }
+      s_col[threadIdx.x] = make_float4(ccol.w * ccol.x, ccol.w * ccol.y, ccol.w * ccol.z, ccol.w);
+      s_keep[threadIdx.x] = 1.f - ccol.w;
+    }
+    __syncthreads();  // the batch's masks and colours
+    // Each pixel's circles in order: the nonzero words of its mask (s_words), then each word's
+    // bits from the lowest, in one loop whose passes are the pixel's circles (nested loops over
+    // words and bits made each warp pass through every word any lane had bits in). Both are
+    // cleared on the way for the next batch (only this thread reads them).
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const int p = threadIdx.x + k * kTinyThreads;
+      unsigned* words = reinterpret_cast<unsigned*>(&s_cover[p][0]);
+      unsigned nonzero = s_words[p];
+      if (nonzero) s_words[p] = 0u;
+      unsigned m = 0;
+      int w = 0;
+      while (m || nonzero) {
+        if (m == 0) {  // the next nonzero word, cleared for the next batch (only this thread reads it)
+          w = __ffs(nonzero) - 1;
+          nonzero &= nonzero - 1u;
+          m = words[w];
+          words[w] = 0u;
+        }
+        const int s = w * 32 + __ffs(m) - 1;  // lowest bit first: the batch's circles in order
+        m &= m - 1u;
+        const float4 cc = s_col[s];
+        const float keep = s_keep[s];
+        px[k].x = __fmaf_rn(keep, px[k].x, cc.x);
+        px[k].y = __fmaf_rn(keep, px[k].y, cc.y);
+        px[k].z = __fmaf_rn(keep, px[k].z, cc.z);
+        px[k].w += cc.w;
+      }
+    }
+    __syncthreads();  // before the next batch rewrites the colours and sets bits
+  }
+  if (kCount) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      tests += __shfl_down_sync(lab::kFullMask, tests, d);
+      blends += __shfl_down_sync(lab::kFullMask, blends, d);
+    }
+    if ((threadIdx.x & 31) == 0) {
+      atomicAdd(&a.work[0], tests);
+      atomicAdd(&a.work[1], blends);
+    }
+  }
+  record_tile_cycles(f, start);
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int p = threadIdx.x + k * kTinyThreads, i = x0 + p % TILE, j = y0 + p / TILE;
+    if (i < v.width && j < v.height)
+      f.image[static_cast<std::size_t>(j) * v.width + i] = make_float4(px[k].x, px[k].y, px[k].z, px[k].w);
+  }
+}
+
 int bits_for(unsigned n) {
   int b = 0;
   while (b < 32 && (1ull << b) < n) ++b;
@@ -1010,6 +1166,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       forced_block_ = std::clamp(std::atoi(s), 32, kBinMaxCircles);
     // Test hook: compose runs (0 none, 1 warp boxes, 2 tiles too) whatever the circles' size.
     if (const char* s = std::getenv("CIRCLES_BINNED_COMPOSE")) forced_compose_ = std::clamp(std::atoi(s), 0, 2);
+    // Test hook: binned exact flat frames take the tiny-circle kernel (1) or never (0), whatever
+    // the circles' size.
+    if (const char* s = std::getenv("CIRCLES_BINNED_TINY")) forced_tiny_ = std::atoi(s) != 0 ? 1 : 0;
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -1159,6 +1318,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     CUDA_CHECK_LAUNCH();
   }
   void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    if (a.ranges && tiny_) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
+      with_tile_size(tile_, [&](auto t) {
+        constexpr int T = decltype(t)::value;
+        if (counting_) tiny_shade_kernel<T, true><<<grid, kTinyThreads, 0, stream()>>>(circles(), f, a);
+        else tiny_shade_kernel<T, false><<<grid, kTinyThreads, 0, stream()>>>(circles(), f, a);
+      });
+      CUDA_CHECK_LAUNCH();
+      return;
+    }
     if (early_) {
       if (counting_) launch_shade<true, true>(grid, f, a);
       else launch_shade<true, false>(grid, f, a);
@@ -1200,9 +1368,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         (forced_ != "binned" &&
          (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
     compose_ = direct ? compose_direct_ : compose_binned_;
-    const std::string composing = compose_ == 2   ? "; runs covering a whole tile or warp box composed"
-                                  : compose_ == 1 ? "; runs covering a whole warp box composed"
-                                                  : "";
+    // Binned exact frames of tiny flat circles take the coverage-mask kernel.
+    tiny_ = !direct && !early_ && shading() == Shading::Flat &&
+            (forced_tiny_ >= 0 ? forced_tiny_ == 1 : median_radius_px_ <= kTinyRadiusPixels);
+    if (tiny_) compose_ = 0;
+    const std::string composing =
+        tiny_           ? "; tiny circles: each pixel's covering circles marked in a mask, a thread a circle"
+        : compose_ == 2 ? "; runs covering a whole tile or warp box composed"
+        : compose_ == 1 ? "; runs covering a whole warp box composed"
+                        : "";
     if (direct) {
       stage_begin("clear+shade");
       a.lo = 0;
@@ -1290,6 +1464,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
         if (total > ids_.size() || worst > static_cast<unsigned long long>(kBinCapacity)) {
           if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+          // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
+          // starts again with the chunk (render() cleared them for this frame).
+          if (f.tile_cycles) CUDA_CHECK(cudaMemsetAsync(f.tile_cycles, 0, tiles * sizeof *f.tile_cycles, stream()));
           continue;  // did not fit: the same chunk again, waiting for its count
         }
         ahead = true;
@@ -1512,6 +1689,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // and a half in binned ones); compose_ is this frame's.
   static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
   int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
+  // Binned exact frames of flat circles this small (median radius, pixels) take
+  // tiny_shade_kernel; tiny_ is this frame's choice, forced_tiny_ the CIRCLES_BINNED_TINY hook.
+  static constexpr float kTinyRadiusPixels = 2.f;
+  bool tiny_ = false;
+  int forced_tiny_ = -1;
   lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;

@@ -54,7 +54,8 @@ struct Variant {
   // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
   // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
   // "compose2" runs of circles covering a tile or a warp box composed whatever the circles' size
-  // (CIRCLES_BINNED_COMPOSE=2); "" its own choices.
+  // (CIRCLES_BINNED_COMPOSE=2); "tiny" binned exact flat frames through the tiny-circle kernel
+  // whatever the circles' size (CIRCLES_BINNED_TINY=1, binned); "" its own choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -69,8 +70,8 @@ struct Variant {
 
 // Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
 // "early-force", CIRCLES_BINNED_BINNING or CIRCLES_BINNED_BLOCK and binning for "sort" and
-// "block1024", CIRCLES_BINNED_COMPOSE for "compose2") for the renderers made in its scope (""
-// leaves them all unset).
+// "block1024", CIRCLES_BINNED_COMPOSE for "compose2", CIRCLES_BINNED_TINY and binning for "tiny")
+// for the renderers made in its scope ("" leaves them all unset).
 struct ForcedStrategy {
   explicit ForcedStrategy(const std::string& s) {
     if (s == "rows2") ::setenv("CIRCLES_BINNED_ROWS", "2", 1);
@@ -78,13 +79,15 @@ struct ForcedStrategy {
     else if (s == "sort") ::setenv("CIRCLES_BINNED_BINNING", "sort", 1);
     else if (s == "block1024") ::setenv("CIRCLES_BINNED_BLOCK", "1024", 1);
     else if (s == "compose2") ::setenv("CIRCLES_BINNED_COMPOSE", "2", 1);
-    if (s == "sort" || s == "block1024") ::setenv("CIRCLES_BINNED_STRATEGY", "binned", 1);
+    else if (s == "tiny") ::setenv("CIRCLES_BINNED_TINY", "1", 1);
+    if (s == "sort" || s == "block1024" || s == "tiny") ::setenv("CIRCLES_BINNED_STRATEGY", "binned", 1);
     else if (!s.empty() && s != "rows2" && s != "early-force" && s != "compose2")
       ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
   ~ForcedStrategy() {
     for (const char* name : {"CIRCLES_BINNED_STRATEGY", "CIRCLES_BINNED_ROWS", "CIRCLES_BINNED_EARLY",
-                             "CIRCLES_BINNED_BINNING", "CIRCLES_BINNED_BLOCK", "CIRCLES_BINNED_COMPOSE"})
+                             "CIRCLES_BINNED_BINNING", "CIRCLES_BINNED_BLOCK", "CIRCLES_BINNED_COMPOSE",
+                             "CIRCLES_BINNED_TINY"})
       ::unsetenv(name);
   }
 };
@@ -126,6 +129,13 @@ std::vector<Variant> gpu_variants() {
         // each warp) on every flat scene, small circles and all, direct or binned as each
         // scene's choice goes.
         out.push_back({r.name, s, false, false, "compose2"});
+      }
+      // The tiny-circle kernel (coverage masks, a thread a circle) on every flat scene up to
+      // 100k circles, big circles and all, at both tiles (micro2M takes it by default).
+      for (int tile : r.tile_sizes) {
+        RendererSettings exact_tile;
+        exact_tile.tile_size = tile;
+        out.push_back({r.name, exact_tile, false, false, "tiny"});
       }
       // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
       const RendererSettings exact;
@@ -274,7 +284,8 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
     settings.push_back(e);
   }
   ::setenv("CIRCLES_BINNED_MAX_PAIRS", "1", 1);
-  for (const char* binning : {"binned", "sort"}) {  // by counting, and by CUB's sort
+  // By counting, by CUB's sort, and by counting into the tiny-circle kernel (exact frames).
+  for (const char* binning : {"binned", "sort", "tiny"}) {
   const ForcedStrategy binned(binning);
   for (const char* name : {"rand10k", "snow"}) {
     const Scene& scene = cached_scene(name);
@@ -306,6 +317,73 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
   }
   }
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+}
+
+// The tiny-circle kernel's windows: each thread tests its circle only at the pixel centres
+// within its radius plus a few roundings, so a covered centre just inside the radius must not
+// fall outside the window. Circles centred on pixel centres, on pixel edges and between, with
+// radii of whole, half and sqrt(2) pixels (centres exactly on the circle), some hanging off the
+// image's edges, on a frame that is not square (off_x != 0) nor a tile multiple: cpu-ref's
+// picture, to the FMA blend's rounding, in one binned frame and in chunks, at both tiles; and
+// the frame takes the kernel by default (median radius under 2 pixels).
+TEST(GpuRenderer, TinyCirclesCoverExactlyCpuRefsPixels) {
+  const RendererInfo& info = *find_renderer("cuda-tile-binned");
+  REQUIRE_RENDERER(info);
+  Scene scene = make_builtin_scene("rgb");  // flat, still, a white background
+  scene.circles.clear();
+  const int w = 301, h = 203;
+  const View v = make_view(w, h);
+  const float radii[] = {0.5f, 1.f, 1.41421356f, 1.5f, 2.f, 0.999999f, 1.000001f};
+  const float offsets[] = {0.f, 0.5f, 0.25f, 1e-6f, -1e-6f};
+  int k = 0;
+  for (int j = -2; j < h + 2; j += 3) {
+    for (int i = -2; i < w + 2; i += 3, ++k) {
+      Circle c;
+      const float o = offsets[k % 5];
+      c.x = v.pixel_x(i) + o / v.scale;
+      c.y = v.pixel_y(j) + offsets[(k / 5) % 5] / v.scale;
+      c.radius = radii[k % 7] / v.scale;
+      c.r = static_cast<float>(k % 7) / 7.f;
+      c.g = static_cast<float>(k % 11) / 11.f;
+      c.b = static_cast<float>(k % 13) / 13.f;
+      c.a = k % 3 == 0 ? .5f : .3f;
+      scene.circles.push_back(c);
+    }
+  }
+  // Thousands of pixels under several circles: a second layer shifted by a third of a pixel.
+  const std::size_t first_layer = scene.circles.size();
+  for (std::size_t q = 0; q < first_layer; q += 2) {
+    Circle c = scene.circles[q];
+    c.x += 1.f / (3.f * v.scale);
+    c.y -= 1.f / (3.f * v.scale);
+    scene.circles.push_back(c);
+  }
+  const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
+  const ForcedStrategy binned("binned");  // (10k circles would be walked directly)
+  for (const char* pairs : {"", "1"}) {  // one chunk, then a chunk per few circles
+    if (*pairs) ::setenv("CIRCLES_BINNED_MAX_PAIRS", "64", 1);
+    for (int tile : info.tile_sizes) {
+      auto gpu = make_renderer("cuda-tile-binned", {tile, 0});
+      gpu->load(scene, w, h);
+      gpu->count_work(true);
+      gpu->render();
+      Image b;
+      gpu->read_image(&b);
+      const std::string plan = gpu->plan();
+      EXPECT_NE(plan.find("tiny circles"), std::string::npos) << plan;
+      const Comparison c = compare_images(ref, b, 2e-3f);
+      EXPECT_EQ(c.over_tolerance, 0) << "tile " << tile << " " << plan << ": " << c.summary();
+      for (float m : c.max_abs) {
+        EXPECT_LE(m, kFmaFlatBound) << "tile " << tile << " " << plan;
+      }
+      Workload work;
+      ASSERT_TRUE(gpu->work(&work));
+      EXPECT_GT(work.chunks, *pairs ? 2u : 0u) << plan;
+      EXPECT_GT(work.blends, 0u);
+      EXPECT_GE(work.pixel_tests, work.blends);
+    }
+    ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
+  }
 }
 
 // Pair counts past 32 bits: 2^18 circles that cover all 128x128 16-pixel tiles of a 2048x2048 frame, and a
