@@ -1032,22 +1032,30 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
   const uint2 range = a.ranges[tile];
   const unsigned first = range.x, end = range.y > range.x ? range.y : range.x;
   unsigned long long tests = 0, blends = 0;
-  // This batch's circle (one a thread): its id and position loaded a batch ahead (its colour,
-  // needed last, when it is staged: fewer registers held across the walk).
-  unsigned id = 0;
+  // This batch's circle (one a thread): its position loaded a batch ahead and its id two (so
+  // the position's load never waits for the id's); its colour, needed last, when it is staged
+  // (fewer registers held across the walk).
+  unsigned id = 0, id_next = 0;
   float4 q = make_float4(0.f, 0.f, 0.f, 0.f);
   if (first + threadIdx.x < end) {
     id = a.ids[first + threadIdx.x];
     q = c.pos_rad[id];
   }
+  if (first + kTinyThreads + threadIdx.x < end) id_next = a.ids[first + kTinyThreads + threadIdx.x];
+  // The thread's circle is slot threadIdx.x of its batch; its bit in a pixel's mask is reversed
+  // (word 7 - slot / 32, bit 31 - slot % 32), so that the walk takes the highest set bit first
+  // (one FLO) and meets the batch's circles in order.
+  unsigned* const word = reinterpret_cast<unsigned*>(&s_cover[0][0]) + (kWords - 1 - threadIdx.x / 32);
+  const unsigned bit = 1u << (31 - threadIdx.x % 32), word_bit = 1u << (kWords - 1 - threadIdx.x / 32);
   __syncthreads();  // s_px, s_py and the cleared masks
   for (unsigned base = first; base < end; base += kTinyThreads) {
     const bool mine = base + threadIdx.x < end;
     const float4 cq = q;
     const float4 ccol = mine ? c.color[id] : q;
-    if (base + kTinyThreads + threadIdx.x < end) {  // the next batch's circle, in flight meanwhile
-      id = a.ids[base + kTinyThreads + threadIdx.x];
+    if (base + kTinyThreads + threadIdx.x < end) {  // the next batches' circles, in flight meanwhile
+      id = id_next;
       q = c.pos_rad[id];
+      if (base + 2 * kTinyThreads + threadIdx.x < end) id_next = a.ids[base + 2 * kTinyThreads + threadIdx.x];
     }
     if (mine) {
       // The pixels whose centres the circle may cover: cpu-ref's covered centres lie within the
@@ -1064,23 +1072,42 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       if (fi0 <= fi1 && fj0 <= fj1) {
         const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
         const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
-        unsigned* word = reinterpret_cast<unsigned*>(&s_cover[0][0]) + threadIdx.x / 32;
-        const unsigned bit = 1u << (threadIdx.x & 31), word_bit = 1u << (threadIdx.x / 32);
-        for (int lj = j0; lj <= j1; ++lj) {
-          const float dy = s_py[lj] - cq.y;
-          const float dy2 = dy * dy;
-          for (int li = i0; li <= i1; ++li) {
-            const float dx = s_px[li] - cq.x;
-            // cpu-ref's coverage test to the bit: dx*dx + dy*dy <= radius^2, unfused.
-            const bool covers = dx * dx + dy2 <= rr;
-            if (kCount) {
-              ++tests;
-              blends += covers;
-            }
-            if (covers) {
-              atomicOr(word + (lj * TILE + li) * kWords, bit);
-              atomicOr(&s_words[lj * TILE + li], word_bit);
-            }
+        // One pixel centre: cpu-ref's coverage test to the bit (dx*dx + dy*dy <= radius^2,
+        // unfused); a covered one gets the circle's bit.
+        auto test = [&](int li, int lj, float px_c, float dy2) {
+          const float dx = px_c - cq.x;
+          const bool covers = dx * dx + dy2 <= rr;
+          if (kCount) {
+            ++tests;
+            blends += covers;
+          }
+          if (covers) {
+            atomicOr(word + (lj * TILE + li) * kWords, bit);
+            atomicOr(&s_words[lj * TILE + li], word_bit);
+          }
+        };
+        if (i1 - i0 <= 2 && j1 - j0 <= 2) {
+          // A window of at most 3x3 (every tiny circle's): its centres loaded at once and the
+          // nine tests unrolled, predicated, so the warp's lanes stay together.
+          float wx[3], wy[3];
+#pragma unroll
+          for (int u = 0; u < 3; ++u) {
+            wx[u] = s_px[min(i0 + u, i1)];
+            wy[u] = s_py[min(j0 + u, j1)];
+          }
+#pragma unroll
+          for (int r = 0; r < 3; ++r) {
+            const float dy = wy[r] - cq.y;
+            const float dy2 = dy * dy;
+#pragma unroll
+            for (int u = 0; u < 3; ++u)
+              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wx[u], dy2);
+          }
+        } else {
+          for (int lj = j0; lj <= j1; ++lj) {
+            const float dy = s_py[lj] - cq.y;
+            const float dy2 = dy * dy;
+            for (int li = i0; li <= i1; ++li) test(li, lj, s_px[li], dy2);
           }
         }
       }
@@ -1089,9 +1116,10 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
     }
     __syncthreads();  // the batch's masks and colours
     // Each pixel's circles in order: the nonzero words of its mask (s_words), then each word's
-    // bits from the lowest, in one loop whose passes are the pixel's circles (nested loops over
-    // words and bits made each warp pass through every word any lane had bits in). Both are
-    // cleared on the way for the next batch (only this thread reads them).
+    // bits, highest first (the reversed slots: circle order), in one loop whose passes are the
+    // pixel's circles (nested loops over words and bits made each warp pass through every word
+    // any lane had bits in). Both are cleared on the way for the next batch (only this thread
+    // reads them).
 #pragma unroll
     for (int k = 0; k < kPer; ++k) {
       const int p = threadIdx.x + k * kTinyThreads;
@@ -1101,14 +1129,15 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       unsigned m = 0;
       int w = 0;
       while (m || nonzero) {
-        if (m == 0) {  // the next nonzero word, cleared for the next batch (only this thread reads it)
-          w = __ffs(nonzero) - 1;
-          nonzero &= nonzero - 1u;
+        if (m == 0) {  // the next nonzero word, cleared for the next batch
+          w = 31 - __clz(nonzero);
+          nonzero ^= 1u << w;
           m = words[w];
           words[w] = 0u;
         }
-        const int s = w * 32 + __ffs(m) - 1;  // lowest bit first: the batch's circles in order
-        m &= m - 1u;
+        const int b = 31 - __clz(m);
+        m ^= 1u << b;
+        const int s = (kTinyThreads - 1) - (w * 32 + b);  // the circle's slot
         const float4 cc = s_col[s];
         const float keep = s_keep[s];
         px[k].x = __fmaf_rn(keep, px[k].x, cc.x);
