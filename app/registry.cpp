@@ -83,9 +83,10 @@ const std::vector<RendererInfo>& renderer_registry() {
        "kernels/render_tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024}, block_scans(),
        block_scan_notes(), make_cuda_tile_scan_renderer},
       {"cuda-tile-binned",
-       "CUDA, circles binned into tiles first (count, scan, duplicate, radix sort, ranges), "
-       "then each tile's warps shade only the circles that touch their 8x8 pixels; few circles: "
-       "one kernel, no binning; --early-exit: front to back, stopping settled pixels and tiles",
+       "CUDA, circles binned into tiles first (count, scan, scatter by tile; a radix sort where "
+       "counting does not fit), then each tile's warps shade only the circles that touch their 8x8 "
+       "pixels (tiny circles: each marks the pixels it covers); few circles: one kernel, no binning; "
+       "--early-exit: front to back, stopping settled pixels and tiles",
        "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
        make_tile_binned, true},
   };
