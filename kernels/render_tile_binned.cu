@@ -361,22 +361,30 @@ __device__ __forceinline__ unsigned ballot_count_flags(const bool (&flag)[P], in
   return sum;
 }
 
+// Item u's counts over the warps (warp_totals[u * kWarps + w]): those of the warps before this
+// one added to *before, all of them to *all.
+template <int kWarps>
+__device__ __forceinline__ void add_warp_counts(const int* warp_totals, int u, int warp, unsigned* before,
+                                                unsigned* all) {
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
+    *before += w < warp ? t : 0u;
+    *all += t;
+  }
+}
+
 template <int kWarps, int P>
 __device__ __forceinline__ void ballot_slots(const bool (&flag)[P], unsigned (&slot)[P], const int* warp_totals) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
-  unsigned before = 0;
+  unsigned sum = 0;
 #pragma unroll
   for (int u = 0; u < P; ++u) {
     const unsigned ballot = __ballot_sync(lab::kFullMask, flag[u]);
-    unsigned mine = before;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
-      mine += w < warp ? t : 0u;
-      before += t;
-    }
-    slot[u] = mine + __popc(ballot & below);
+    unsigned before = sum;
+    add_warp_counts<kWarps>(warp_totals, u, warp, &before, &sum);
+    slot[u] = before + __popc(ballot & below);
   }
 }
 
@@ -398,12 +406,7 @@ __device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], uns
 #pragma unroll
   for (int u = 0; u < P; ++u) {
     unsigned before = sum;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
-      before += w < warp ? t : 0u;
-      sum += t;
-    }
+    add_warp_counts<kWarps>(warp_totals, u, warp, &before, &sum);
     slot[u] = before + __popc(ballot[u] & below);
   }
   return sum;
