@@ -992,11 +992,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
 // block per tile, 256 threads, TILE * TILE / 256 pixels a thread; the tile's circles in batches
 // of 256, one a thread: each thread tests its circle at the pixel centres of its own window
 // (cpu-ref's test to the bit, at most a few pixels) and sets the circle's bit in each covered
-// pixel's mask in shared memory (bit s of word s / 32: the batch's slot s, circle order); then
-// each thread walks its pixels' masks from the lowest bit, so every pixel blends its circles in
-// order, with the shade kernel's own FMA blend (the same bits). Fast for tiny circles: work per
-// covered pixel, not per pixel of a box; a big circle tests its whole window (up to the tile),
-// still exact. The next batch's circles are loaded while this one is tested and walked.
+// pixel's 256-bit mask in shared memory (the batch's slot s, bit-reversed: the first circle is
+// the highest bit); then each thread walks its pixels' masks from the highest bit, so every
+// pixel blends its circles in order, with the shade kernel's own FMA blend (the same bits).
+// Fast for tiny circles: work per covered pixel, not per pixel of a box; a big circle tests its
+// whole window (up to the tile), still exact but slow. Latency-bound (two barriers a batch,
+// shared-memory chains); the next batch's positions are loaded while this one is tested and
+// walked.
 constexpr int kTinyThreads = 256;
 template <int TILE, bool kCount>
 __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
