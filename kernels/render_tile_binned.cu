@@ -675,7 +675,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   const bool defer = kDefer && direct;  // (kDefer kernels run direct frames only)
   unsigned staged = 0;  // deferred: circles staged and not walked yet
   // A deferred walk's loop has one more pass, after the last batch, to walk what is staged.
-  const unsigned passes = batches + (kDefer && direct ? 1u : 0u);
+  const unsigned passes = batches + (defer ? 1u : 0u);
   for (unsigned b = 0; b < passes; ++b) {
     // Early exit walks the batches from the end.
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
