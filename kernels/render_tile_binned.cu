@@ -70,16 +70,18 @@ CIRCLES_HD bool axis_span(float c, float r, float scale, float off, int n, int* 
   return true;
 }
 
-CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile) {
+// Tiles are 2^tile_shift pixels a side (16 or 32): a shift, where a division by a tile size known
+// only at run time cost the count about 20 instructions each, four a circle.
+CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile_shift) {
   TileRect t{0, 0, -1, -1};
   int i0, i1, j0, j1;
   if (!axis_span(x, r, v.scale, v.off_x, v.width, &i0, &i1) ||
       !axis_span(y, r, v.scale, v.off_y, v.height, &j0, &j1))
     return t;  // off image: empty
-  t.x0 = i0 / tile;
-  t.x1 = i1 / tile;
-  t.y0 = j0 / tile;
-  t.y1 = j1 / tile;
+  t.x0 = i0 >> tile_shift;  // pixel indices are never negative here
+  t.x1 = i1 >> tile_shift;
+  t.y0 = j0 >> tile_shift;
+  t.y1 = j1 >> tile_shift;
   return t;
 }
 
@@ -105,7 +107,7 @@ CIRCLES_HD bool circle_touches_tile(float x, float y, float r, const View& v, fl
 template <class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {
-  const TileRect t = tile_rect(p.x, p.y, p.w, v, tile);
+  const TileRect t = tile_rect(p.x, p.y, p.w, v, __ffs(tile) - 1);
   const float inv_scale = 1.f / v.scale;
   for (int ty = t.y0; ty <= t.y1; ++ty)
     for (int tx = t.x0; tx <= t.x1; ++tx)
@@ -209,7 +211,8 @@ constexpr int kBinLocalBits = 10;                        // a circle's index in 
 constexpr int kBinMaxCircles = 1 << kBinLocalBits;       // circles a block
 constexpr int kBinMaxTiles = 4096;                       // tiles (a 16 KB histogram in shared memory)
 constexpr long long kBinMaxMatrix = 1ll << 22;           // tiles x blocks (16 MB; twice, scanned)
-constexpr int kBinMaxColumns = 8;                        // matrix columns a count block
+constexpr int kBinMaxColumns = 8;                        // matrix columns a count block (a power of two)
+static_assert((kBinMaxColumns & (kBinMaxColumns - 1)) == 0, "the count writes the matrix by shifts");
 constexpr int kBinCountThreads = 1024;                   // threads a count block
 constexpr int kBinHistInts = 8192;                       // columns x tiles in the count's shared memory
 
@@ -234,8 +237,9 @@ __global__ void __launch_bounds__(kBinCountThreads)
   const int column0 = static_cast<int>(blockIdx.x) * columns;
   const int first = lo + column0 * per_block;
   const int end = min(hi, first + columns * per_block);
+  const int block_shift = __ffs(per_block) - 1;  // per_block is a power of two
   for (int k = first + static_cast<int>(threadIdx.x); k < end; k += kBinCountThreads) {
-    const int g = (k - first) / per_block;
+    const int g = (k - first) >> block_shift;
     int* hist = s_hist + g * tiles;
     int n = 0;
     for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int tx, int ty) {
@@ -247,9 +251,11 @@ __global__ void __launch_bounds__(kBinCountThreads)
   }
   __syncthreads();
   const int mine = min(columns, blocks - column0);  // this block's columns
-  for (int i = threadIdx.x; i < tiles * mine; i += kBinCountThreads) {
-    const int t = i / mine, g = i - t * mine;
-    matrix[static_cast<long long>(t) * blocks + column0 + g] = s_hist[g * tiles + t];
+  // A tile's kBinMaxColumns entries a step of the loop (those past `mine` skipped): shifts, where
+  // dividing by `mine` took about 20 instructions an entry.
+  for (int i = threadIdx.x; i < tiles * kBinMaxColumns; i += kBinCountThreads) {
+    const int t = i / kBinMaxColumns, g = i % kBinMaxColumns;
+    if (g < mine) matrix[static_cast<long long>(t) * blocks + column0 + g] = s_hist[g * tiles + t];
   }
   if (threadIdx.x < mine && s_total[threadIdx.x]) {
     atomicAdd(&stats->total, static_cast<unsigned long long>(s_total[threadIdx.x]));
@@ -296,9 +302,12 @@ __global__ void __launch_bounds__(kBinThreads)
   const int per = (n + kBinThreads - 1) / kBinThreads;  // circles a thread, at most kPer
   const int mine = static_cast<int>(threadIdx.x) * per;
   int count[kPer], sum = 0;
+  float4 q[kPer];  // loaded with the counts, so that their latency overlaps the scan's
 #pragma unroll
   for (int j = 0; j < kPer; ++j) {
-    count[j] = j < per && mine + j < n ? counts[first - lo + mine + j] : 0;
+    const bool here = j < per && mine + j < n;
+    count[j] = here ? counts[first - lo + mine + j] : 0;
+    q[j] = here ? c.pos_rad[first + mine + j] : make_float4(0.f, 0.f, 0.f, 0.f);
     sum += count[j];
   }
   int slot = 0, pairs = 0;
@@ -307,7 +316,7 @@ __global__ void __launch_bounds__(kBinThreads)
   for (int j = 0; j < kPer; ++j) {
     if (count[j] == 0) continue;
     const unsigned local = static_cast<unsigned>(mine + j);
-    for_each_tile(c.pos_rad[first + mine + j], v, tile, tiles_x, settled, [&](int tx, int ty) {
+    for_each_tile(q[j], v, tile, tiles_x, settled, [&](int tx, int ty) {
       if (slot < kBinCapacity) s_keys[slot] = static_cast<unsigned>(ty * tiles_x + tx) << kBinLocalBits | local;
       ++slot;
     });
@@ -1184,6 +1193,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early)
       : tile_(tile), scan_(scan), early_requested_(early), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
+    if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
+      throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
     CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
     *host_stats_ = ChunkStats{0, 0};
     // Test hook: a smaller pair budget forces chunking (tests/test_gpu_render.cpp).
@@ -1195,9 +1206,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (const char* s = std::getenv("CIRCLES_BINNED_EARLY")) early_forced_ = std::string(s) == "force";
     // Test hook: bin by the sort even where counting fits.
     if (const char* s = std::getenv("CIRCLES_BINNED_BINNING")) sort_forced_ = std::string(s) == "sort";
-    // Test hook: binning by counting in blocks of this many circles (32 to 1024), fitting or not.
-    if (const char* s = std::getenv("CIRCLES_BINNED_BLOCK"))
-      forced_block_ = std::clamp(std::atoi(s), 32, kBinMaxCircles);
+    // Test hook: binning by counting in blocks of this many circles (a power of two from 32 to
+    // 1024, rounded down), fitting or not.
+    if (const char* s = std::getenv("CIRCLES_BINNED_BLOCK")) {
+      forced_block_ = 32;  // a power of two, as the count's shift needs
+      while (forced_block_ < kBinMaxCircles && 2 * forced_block_ <= std::atoi(s)) forced_block_ *= 2;
+    }
     // Test hook: compose runs (0 none, 1 warp boxes, 2 tiles too) whatever the circles' size.
     if (const char* s = std::getenv("CIRCLES_BINNED_COMPOSE")) forced_compose_ = std::clamp(std::atoi(s), 0, 2);
     // Test hook: binned exact flat frames take the tiny-circle kernel (1) or never (0), whatever
@@ -1305,7 +1319,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const View v = make_view(width, height);
     unsigned long long pairs = 0;
     for (const Circle& c : scene.circles) {
-      const TileRect t = tile_rect(c.x, c.y, c.radius, v, tile_);
+      const TileRect t = tile_rect(c.x, c.y, c.radius, v, tile_shift());
       if (t.x1 >= t.x0) pairs += static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
     }
     return pairs;
@@ -1707,6 +1721,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int first_early_chunk_ = kFirstEarlyChunk;
   static constexpr int kMaxEarlyChunk = 1 << 24;
   const int tile_;
+  int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
   const bool early_requested_;  // --early-exit
   // Whether frames composite front to back and stop early: as requested, unless the scene will
