@@ -102,8 +102,16 @@ CIRCLES_HD bool circle_touches_tile(float x, float y, float r, const View& v, fl
   return circle_touches_box(x, y, r, x0, y0, x1, y1);
 }
 
-// Calls f(tx, ty) for each tile the circle may touch and, when `settled` is given, that has not
-// stopped yet (early exit). The one walk that count and duplicate share, so they agree.
+// Whether circle p gets a pair for tile (tx, ty) of its tile_rect: it may touch the tile and,
+// when `settled` is given, the tile has not stopped yet (early exit).
+__device__ __forceinline__ bool tile_pair_kept(const float4& p, const View& v, float inv_scale, int tile, int tiles_x,
+                                               const unsigned char* settled, int tx, int ty) {
+  return (!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, inv_scale, tile, tx, ty);
+}
+
+// Calls f(tx, ty) for each tile of the circle's tile_rect that tile_pair_kept keeps. The one
+// walk that count, scatter and duplicate share, so they agree (the duplicate's block-wide walk
+// of a big circle visits the same rect with the same test).
 template <class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {
@@ -111,8 +119,7 @@ __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, in
   const float inv_scale = 1.f / v.scale;
   for (int ty = t.y0; ty <= t.y1; ++ty)
     for (int tx = t.x0; tx <= t.x1; ++tx)
-      if ((!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, inv_scale, tile, tx, ty))
-        f(tx, ty);
+      if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) f(tx, ty);
 }
 
 constexpr int kCountThreads = 256;
@@ -204,14 +211,15 @@ __global__ void __launch_bounds__(kDupThreads)
   const unsigned base = static_cast<unsigned>(offsets[first - lo]);
   const unsigned end = last < hi ? static_cast<unsigned>(offsets[last - lo]) : total;
   unsigned o = k < hi ? static_cast<unsigned>(offsets[k - lo]) : 0u;
+  auto write_own = [&] {  // the thread's circle's pairs, written by the thread
+    for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
+      keys[o] = static_cast<Key>(ty * tiles_x + tx);
+      ids[o] = static_cast<unsigned>(k);
+      ++o;
+    });
+  };
   if (end - base <= 2u * kDupThreads || (!stage && end - base <= static_cast<unsigned>(kDupStage))) {  // uniform
-    if (k < hi) {
-      for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
-        keys[o] = static_cast<Key>(ty * tiles_x + tx);
-        ids[o] = static_cast<unsigned>(k);
-        ++o;
-      });
-    }
+    if (k < hi) write_own();
     return;
   }
   const int n = k < hi ? counts[k - lo] : 0;
@@ -232,15 +240,8 @@ __global__ void __launch_bounds__(kDupThreads)
   }
   if (threadIdx.x == 0) s_nbig = 0;
   __syncthreads();
-  if (n > kDupOwn) {
-    s_big[atomicAdd(&s_nbig, 1)] = k;
-  } else if (n > 0) {
-    for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
-      keys[o] = static_cast<Key>(ty * tiles_x + tx);
-      ids[o] = static_cast<unsigned>(k);
-      ++o;
-    });
-  }
+  if (n > kDupOwn) s_big[atomicAdd(&s_nbig, 1)] = k;
+  else if (n > 0) write_own();
   __syncthreads();
   const float inv_scale = 1.f / v.scale;
   const int shift = __ffs(tile) - 1;
@@ -254,7 +255,7 @@ __global__ void __launch_bounds__(kDupThreads)
     __syncthreads();
     for (int i = static_cast<int>(threadIdx.x); i < candidates; i += kDupThreads) {
       const int ty = t.y0 + i / w, tx = t.x0 + i % w;
-      if ((!settled || !settled[ty * tiles_x + tx]) && circle_touches_tile(p.x, p.y, p.w, v, inv_scale, tile, tx, ty)) {
+      if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) {
         const unsigned at = ob + atomicAdd(&s_fill, 1u);  // (warp-aggregated: a warp's pairs side by side)
         keys[at] = static_cast<Key>(ty * tiles_x + tx);
         ids[at] = static_cast<unsigned>(kb);
