@@ -84,24 +84,25 @@ class CliProcess : public ::testing::Test {
 
 // Seeking far into an animation takes a while: with a progress line asked for, it is drawn in
 // place (carriage returns) with what is under way; with stderr a file (CI, pipes) and nothing
-// asked for, there is none at all.
+// asked for, there is none at all. The seek must outlast the line's quiet half second with room
+// to spare: 800 frames took 0.4 s on an idle CI machine and the line never showed.
 TEST_F(CliProcess, ProgressLineOnlyOnATerminalOrWhenAsked) {
-  const std::vector<std::string> args = {"render", "snow", "-r", "cpu-ref", "-s", "8x8", "--frames", "800",
+  const std::vector<std::string> args = {"render", "snow", "-r", "cpu-ref", "-s", "8x8", "--frames", "3000",
                                          "-o", path("far.png")};
   int status = wait_for(start(args, {"CIRCLES_PROGRESS=1"}));
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::slurp(path("err.log"));
   std::string err = test::slurp(path("err.log"));
-  EXPECT_NE(err.find("\rseek to frame 800: frame "), std::string::npos) << err;
+  EXPECT_NE(err.find("\rseek to frame 3000: frame "), std::string::npos) << err;
   EXPECT_NE(err.find("left"), std::string::npos) << err;
   // The line is erased before the frame's own message.
-  EXPECT_NE(err.find("\x1b[Ksnow: frame 800"), std::string::npos) << err;
+  EXPECT_NE(err.find("\x1b[Ksnow: frame 3000"), std::string::npos) << err;
 
   status = wait_for(start(args, {"CIRCLES_PROGRESS=", "CI="}));  // stderr is a file: not a terminal
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   err = test::slurp(path("err.log"));
   EXPECT_EQ(err.find('\r'), std::string::npos) << err;
   EXPECT_EQ(err.find("seek to"), std::string::npos) << err;
-  EXPECT_NE(err.find("snow: frame 800"), std::string::npos) << err;
+  EXPECT_NE(err.find("snow: frame 3000"), std::string::npos) << err;
 }
 
 // Ctrl-C while the output is being written (held there by a test hook, with its temporary file
