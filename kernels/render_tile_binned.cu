@@ -455,6 +455,30 @@ __global__ void __launch_bounds__(kBinThreads)
 // ballot_slots then gives each set flag its slot, in item order, from the same warp_totals, which
 // must not be rewritten before the barrier after it (the lab's ballot scan,
 // lab::ballot_exclusive_scan_flags, P ballots at a time). ballot_scan_flags does both at once.
+
+// The warps' counts (warp_totals[u * kWarps + w], at most 32) scanned by every warp itself: lane
+// l takes count l, an inclusive warp scan, and item u's first slot for this warp is the exclusive
+// prefix at u * kWarps + warp (a shuffle); *all is the block's count. About 25 instructions a
+// thread where summing the counts one by one, with a select for "warps before this one", took
+// 130 at 8 warps x 4 items (Nsight Compute, pattern: a fifth of the direct kernel's instructions).
+template <int kWarps, int P>
+__device__ __forceinline__ void warp_count_bases(const int* warp_totals, unsigned (&base)[P], unsigned* all) {
+  constexpr int kCounts = kWarps * P;
+  static_assert(kCounts <= 32, "one count a lane");
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned own = lane < kCounts ? static_cast<unsigned>(warp_totals[lane]) : 0u;
+  unsigned incl = own;
+#pragma unroll
+  for (int d = 1; d < kCounts; d <<= 1) {
+    const unsigned t = __shfl_up_sync(lab::kFullMask, incl, d);
+    if (lane >= d) incl += t;
+  }
+  const unsigned excl = incl - own;
+#pragma unroll
+  for (int u = 0; u < P; ++u) base[u] = __shfl_sync(lab::kFullMask, excl, u * kWarps + warp);
+  *all = __shfl_sync(lab::kFullMask, incl, kCounts - 1);
+}
+
 template <int kWarps, int P>
 __device__ __forceinline__ unsigned ballot_count_flags(const bool (&flag)[P], int* warp_totals) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -464,37 +488,19 @@ __device__ __forceinline__ unsigned ballot_count_flags(const bool (&flag)[P], in
     if (lane == 0) warp_totals[u * kWarps + warp] = __popc(ballot);
   }
   __syncthreads();
-  unsigned sum = 0;
-#pragma unroll
-  for (int i = 0; i < P * kWarps; ++i) sum += static_cast<unsigned>(warp_totals[i]);
-  return sum;
-}
-
-// Item u's counts over the warps (warp_totals[u * kWarps + w]): those of the warps before this
-// one added to *before, all of them to *all.
-template <int kWarps>
-__device__ __forceinline__ void add_warp_counts(const int* warp_totals, int u, int warp, unsigned* before,
-                                                unsigned* all) {
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    const unsigned t = static_cast<unsigned>(warp_totals[u * kWarps + w]);
-    *before += w < warp ? t : 0u;
-    *all += t;
-  }
+  unsigned base[P], all;
+  warp_count_bases<kWarps, P>(warp_totals, base, &all);
+  return all;
 }
 
 template <int kWarps, int P>
 __device__ __forceinline__ void ballot_slots(const bool (&flag)[P], unsigned (&slot)[P], const int* warp_totals) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
-  unsigned sum = 0;
+  unsigned base[P], all;
+  warp_count_bases<kWarps, P>(warp_totals, base, &all);
 #pragma unroll
-  for (int u = 0; u < P; ++u) {
-    const unsigned ballot = __ballot_sync(lab::kFullMask, flag[u]);
-    unsigned before = sum;
-    add_warp_counts<kWarps>(warp_totals, u, warp, &before, &sum);
-    slot[u] = before + __popc(ballot & below);
-  }
+  for (int u = 0; u < P; ++u) slot[u] = base[u] + __popc(__ballot_sync(lab::kFullMask, flag[u]) & below);
 }
 
 // Both halves at once, the ballots kept across the barrier. (Written out, not built from the two
@@ -511,14 +517,30 @@ __device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], uns
     if (lane == 0) warp_totals[u * kWarps + warp] = __popc(ballot[u]);
   }
   __syncthreads();
-  unsigned sum = 0;
+  unsigned base[P], all;
+  warp_count_bases<kWarps, P>(warp_totals, base, &all);
 #pragma unroll
-  for (int u = 0; u < P; ++u) {
-    unsigned before = sum;
-    add_warp_counts<kWarps>(warp_totals, u, warp, &before, &sum);
-    slot[u] = before + __popc(ballot[u] & below);
-  }
-  return sum;
+  for (int u = 0; u < P; ++u) slot[u] = base[u] + __popc(ballot[u] & below);
+  return all;
+}
+
+// circle_touches_box_sq (render/raster.h) with its clamp as fminf/fmaxf: two min/max
+// instructions an axis where clampf's comparisons take four, the same result for every finite
+// centre (a NaN one is culled either way). The warps' culling only: in the binning kernels and the
+// direct frames' tile culling the same change moved registers and made them spill (nvcc -Xptxas -v).
+__device__ __forceinline__ bool warp_box_touched(float cx, float cy, float cull_rr, float x0, float y0, float x1,
+                                                 float y1) {
+  const float dx = cx - fminf(fmaxf(cx, x0), x1);
+  const float dy = cy - fminf(fmaxf(cy, y0), y1);
+  return dx * dx + dy * dy <= cull_rr;
+}
+
+// 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): the walk's `1u << bit` kept the
+// constant 1 in no register at 64 and reloaded it every visit (Nsight Compute, rand1M).
+__device__ __forceinline__ unsigned bit_mask(int bit) {
+  unsigned m;
+  asm("bmsk.clamp.b32 %0, %1, 1;" : "=r"(m) : "r"(bit));
+  return m;
 }
 
 // A pixel stops (early exit) once the light still coming through it (its transmittance) is
@@ -642,6 +664,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   constexpr int kWarpsX = TILE / 8;
   constexpr int kBoxH = 4 * kRows;  // the warp box's height in pixels
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
+  // Where a box-covering circle goes: folded into a pending run (FullRun) in early exit and in the
+  // four-pixel kernels (biglittle's runs are long there), blended at once in the two-pixel exact
+  // kernels. Folding costs every visit its predicated fold and a partly covering circle after a
+  // run its flush and reset (Nsight Compute, binned exact frames: runs of 2 box-covering circles
+  // a flush on stress10M at 4K, 3.3 on rand100k), where blending two pixels is 8 instructions.
+  constexpr bool kFoldRuns = kCompose && (kEarly || kRows == 4);
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did
   // not need.
@@ -943,14 +971,20 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         }
         // A lane tests its circle unless it covers the whole tile; such a circle touches and covers
         // the warp's box where a run ends there and is skipped inside a run, with no load or test.
+        // In the two-pixel kernels every lane loads and tests (a lane with no circle to test reads
+        // the group's first slot, which is staged, and drops the result): no branch and no bool
+        // kept across one (Nsight Compute, rand1M: a branch and a select-and-compare a group
+        // before). The four-pixel kernels keep the branch and clampf: both changes made them spill.
+        const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
         bool touch = false, whole = false;
-        if (kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count)) {
-          const float4 q = s_stage[s_lane];
-          touch = circle_touches_box_sq(q.x, q.y, s_cull[s_lane], bx0, by0, bx1, by1);
-          if (kCompose && touch) whole = circle_covers_box(q.x, q.y, q.z, bx0, by0, bx1, by1);
-        } else if (kCompose == 2) {
-          touch = whole = (runs >> lane) & 1u;
+        if (kRows == 2 || test) {
+          const int t_lane = test ? s_lane : g * 32;
+          const float4 tq = s_stage[t_lane];
+          touch = test && (kRows == 2 ? warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1)
+                                      : circle_touches_box_sq(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1));
+          whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
         }
+        if (kCompose == 2 && !test) touch = whole = (runs >> lane) & 1u;
         unsigned mask = __ballot_sync(lab::kFullMask, touch);
         const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
         // The group's slot of bit 0: the visit's address is one multiply-add from it (in bytes:
@@ -958,21 +992,31 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + (kEarly ? 0 : 31));
         while (mask) {
           const int bit = 31 - __clz(mask);
-          mask ^= 1u << bit;
+          mask ^= bit_mask(bit);
           const float4* staged =
               reinterpret_cast<const float4*>(group + (kEarly ? bit : -bit) * static_cast<int>(sizeof(float4)));
           const float4 q = staged[0], col = staged[kStage];
           if (kCompose && ((full >> bit) & 1u)) {
-            // Covers the warp's whole box: no per-pixel test; fold it into the pending run (a
-            // whole run of tile-covering circles at once when it ends here: q.y circles).
+            // Covers the warp's whole box: no per-pixel test (a whole run of tile-covering
+            // circles at once when it ends here: q.y circles, composed already).
             if (kCount) {  // blended untested
               const float n_run = (runs >> bit) & 1u ? q.y : 1.f;
               blends += static_cast<unsigned long long>(n_run) * p.open_in_image();
             }
-            run.add(q.w, col, kEarly);
+            if (kFoldRuns) {  // folded into the pending run
+              run.add(q.w, col, kEarly);
+            } else {  // blended at once, each pixel as a covered one
+#pragma unroll
+              for (int r = 0; r < kRows; ++r) {
+                p.c[r].x = __fmaf_rn(q.w, p.c[r].x, col.x);
+                p.c[r].y = __fmaf_rn(q.w, p.c[r].y, col.y);
+                p.c[r].z = __fmaf_rn(q.w, p.c[r].z, col.z);
+                p.c[r].w += col.w;
+              }
+            }
             continue;
           }
-          if (kCompose) run.flush(p, kEarly);
+          if (kFoldRuns) run.flush(p, kEarly);
           const float dx = p.px - q.x;
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
@@ -1024,11 +1068,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
           }
         }
         if (kEarly) {
-          if (kCompose) run.flush(p, kEarly);  // so the pixels' transmittance is current for the stop test
+          if (kFoldRuns) run.flush(p, kEarly);  // so the pixels' transmittance is current for the stop test
           warp_done = __all_sync(lab::kFullMask, p.all_done());
         }
       }
-      if (kCompose) run.flush(p, kEarly);
+      if (kFoldRuns) run.flush(p, kEarly);
     }
     // Early exit: the whole tile stops when every warp has; else the next batch overwrites the
     // staging arrays (after the last batch nothing reads them again).

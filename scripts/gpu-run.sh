@@ -3,7 +3,7 @@
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
 # [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] [fast]
-# [fast-sanitize] [floors] (default: the first four; the others are named explicitly).
+# [fast-sanitize] [direct-sanitize] [floors] [sass] (default: the first four; the others are named explicitly).
 #
 # Preparing a device run (here, once per session):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
@@ -81,6 +81,46 @@ for step in "${steps[@]}"; do
           done
         done
       done
+      ;;
+    direct-sanitize)
+      echo "== compute-sanitizer on cuda-tile-binned's direct frames (four pixels a lane, the step fused; early exit)"
+      : > "$OUT/sanitizer_direct.log"
+      for tool in memcheck racecheck synccheck; do
+        for scene in hypnosis fireworks biglittle pattern rand10k; do
+          for mode in "" --early-exit; do
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
+              $mode -s 257x193 --frames 0:3 -o /tmp/sand.png > /tmp/sand.log 2>&1
+            rc=$?
+            cat /tmp/sand.log >> "$OUT/sanitizer_direct.log"
+            echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/sand.log)"
+            [ "$rc" -eq 0 ] || status=1
+          done
+        done
+      done
+      ;;
+    sass)
+      # Nsight Compute's source view (instructions executed and stall samples per SASS line) and
+      # its details page for one launch of a kernel, per job "label scene WxH kernel-regex [flags]"
+      # ($SASS_JOBS, one job a line; the defaults below). Everything goes into one archive,
+      # $OUT/sass.tar.gz (read the pages with tar -xzf).
+      jobs=${SASS_JOBS:-"rand1M rand1M 1024x1024 ^shade_kernel
+pattern pattern 1024x1024 ^shade_kernel
+micro2M_tiny micro2M 1024x1024 ^tiny_shade_kernel"}
+      mkdir -p /tmp/sass && rm -f /tmp/sass/*
+      while read -r label scene size kre flags; do
+        [ -n "$label" ] || continue
+        ncu --section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy \
+          --section LaunchStats --section SpeedOfLight --section MemoryWorkloadAnalysis -k "regex:$kre" -c 1 \
+          -f -o "/tmp/sass/$label" "$BIN/circles" render "$scene" -r cuda-tile-binned -s "$size" $flags \
+          -o /tmp/sass.png > "/tmp/sass/$label.ncu.log" 2>&1
+        rc=$?; echo "ncu $label rc=$rc"; [ "$rc" -eq 0 ] || { status=1; tail -5 "/tmp/sass/$label.ncu.log"; }
+        ncu --import "/tmp/sass/$label.ncu-rep" --page details > "/tmp/sass/$label.details.txt" 2>&1
+        ncu --import "/tmp/sass/$label.ncu-rep" --page source --csv --print-source sass \
+          > "/tmp/sass/$label.sass.csv" 2>&1
+        echo "  $(wc -l < "/tmp/sass/$label.sass.csv") SASS lines; $(grep -E 'Duration|Executed Ipc A|Achieved Occ|Registers Per' "/tmp/sass/$label.details.txt" | tr -s ' ' | tr '\n' ';')"
+      done <<< "$jobs"
+      rm -f /tmp/sass/*.ncu-rep
+      tar -czf "$OUT/sass.tar.gz" -C /tmp sass
       ;;
     floors)
       echo "== Nsight Compute: every kernel of one cuda-tile-binned frame (rand1M, micro2M at 1024^2; stress10M at 4K)"

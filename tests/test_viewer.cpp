@@ -333,9 +333,10 @@ struct Result {
 };
 
 // The binary under test: $CIRCLES_BIN, else a `circles` next to this test executable (binaries
-// copied together to another machine), else the one this build made.
+// copied together to another machine), else the one this build made. A relative $CIRCLES_BIN is
+// made absolute here: the tests run it from other working directories.
 std::string circles_bin() {
-  if (const char* env = std::getenv("CIRCLES_BIN"); env && *env) return env;
+  if (const char* env = std::getenv("CIRCLES_BIN"); env && *env) return fs::absolute(env).string();
   std::error_code ec;
   const fs::path sibling = fs::read_symlink("/proc/self/exe", ec).parent_path() / "circles";
   if (!ec && fs::exists(sibling)) return sibling.string();
