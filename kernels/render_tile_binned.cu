@@ -111,7 +111,9 @@ __device__ __forceinline__ bool tile_pair_kept(const float4& p, const View& v, f
 
 // Calls f(tx, ty) for each tile of the circle's tile_rect that tile_pair_kept keeps. The one
 // walk that count, scatter and duplicate share, so they agree (the duplicate's block-wide walk
-// of a big circle visits the same rect with the same test).
+// of a big circle visits the same rect with the same test). (Keeping a one-tile rect's tile
+// untested made micro2M's count and scatter slower, 0.038 -> 0.041-0.046 and 0.063 -> 0.065 ms:
+// its warps then ran both paths; docs/bench/shade3.)
 template <class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {
@@ -488,9 +490,14 @@ __device__ __forceinline__ unsigned ballot_count_flags(const bool (&flag)[P], in
     if (lane == 0) warp_totals[u * kWarps + warp] = __popc(ballot);
   }
   __syncthreads();
+#if __CUDA_ARCH__ >= 800
+  // The block's count: one warp reduction (REDUX) of the counts, a count a lane.
+  return __reduce_add_sync(lab::kFullMask, lane < kWarps * P ? static_cast<unsigned>(warp_totals[lane]) : 0u);
+#else
   unsigned base[P], all;
   warp_count_bases<kWarps, P>(warp_totals, base, &all);
   return all;
+#endif
 }
 
 template <int kWarps, int P>
@@ -589,51 +596,38 @@ struct LanePixels {
   }
 };
 
-// A run of consecutive circles that each cover a warp's whole 8x8 box (flat shading): their
-// blends compose into one affine map per channel, the same for every pixel of the box, applied
-// when a circle that needs the per-pixel test comes, or at the end. Exact mode (back to front):
-// c -> a_mul * c + add. Early exit (front to back): acc += t * add, t *= a_mul. Every lane keeps
-// the same copy (warp-uniform work, a few instructions a circle instead of a test and a blend per
-// pixel); the reassociation moves the result by float rounding only.
+// Early exit: a run of consecutive circles that each cover a warp's whole box (flat shading):
+// their blends compose into one affine map per channel, the same for every pixel of the box,
+// applied front to back (acc += t * add, t *= a_mul) when a circle that needs the per-pixel test
+// comes, or at the end, with the stop test once a run instead of once a circle. Every lane keeps
+// the same copy (warp-uniform work); the reassociation moves the result by float rounding only.
+// (Exact mode blends such circles at once: see kFoldRuns.)
 struct FullRun {
   float a_mul = 1.f;
   float add_x = 0.f, add_y = 0.f, add_z = 0.f, alpha = 0.f;
-  // Adds the map c -> keep * c + col.xyz (alpha += col.w): one circle (keep = 1 - a) or a run
-  // composed already.
-  __device__ __forceinline__ void add(float keep, const float4& col, bool front) {
-    if (front) {  // below what is pending
-      add_x = __fmaf_rn(a_mul, col.x, add_x);
-      add_y = __fmaf_rn(a_mul, col.y, add_y);
-      add_z = __fmaf_rn(a_mul, col.z, add_z);
-    } else {  // over what is pending
-      add_x = __fmaf_rn(keep, add_x, col.x);
-      add_y = __fmaf_rn(keep, add_y, col.y);
-      add_z = __fmaf_rn(keep, add_z, col.z);
-    }
+  // Adds the map (keep, col) below what is pending: one circle (keep = 1 - a) or a run composed
+  // already.
+  __device__ __forceinline__ void add(float keep, const float4& col) {
+    add_x = __fmaf_rn(a_mul, col.x, add_x);
+    add_y = __fmaf_rn(a_mul, col.y, add_y);
+    add_z = __fmaf_rn(a_mul, col.z, add_z);
     a_mul *= keep;
     alpha += col.w;
   }
   template <class Pixels>
-  __device__ __forceinline__ void flush(Pixels& p, bool front) {
+  __device__ __forceinline__ void flush(Pixels& p) {
     // Nothing to apply: alphas are in [0, 1], so a run whose alphas sum to 0 is the identity map
     // (every keep factor 1, every premultiplied colour 0); no counter to keep a circle.
     if (alpha == 0.f) return;  // uniform
 #pragma unroll
     for (int r = 0; r < Pixels::kRows; ++r) {
       if (p.done[r]) continue;
-      if (front) {
-        p.c[r].x = __fmaf_rn(p.t[r], add_x, p.c[r].x);
-        p.c[r].y = __fmaf_rn(p.t[r], add_y, p.c[r].y);
-        p.c[r].z = __fmaf_rn(p.t[r], add_z, p.c[r].z);
-        p.t[r] *= a_mul;
-        p.c[r].w += alpha;
-        p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
-      } else {
-        p.c[r].x = __fmaf_rn(a_mul, p.c[r].x, add_x);
-        p.c[r].y = __fmaf_rn(a_mul, p.c[r].y, add_y);
-        p.c[r].z = __fmaf_rn(a_mul, p.c[r].z, add_z);
-        p.c[r].w += alpha;
-      }
+      p.c[r].x = __fmaf_rn(p.t[r], add_x, p.c[r].x);
+      p.c[r].y = __fmaf_rn(p.t[r], add_y, p.c[r].y);
+      p.c[r].z = __fmaf_rn(p.t[r], add_z, p.c[r].z);
+      p.t[r] *= a_mul;
+      p.c[r].w += alpha;
+      p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
     }
     *this = FullRun{};
   }
@@ -645,12 +639,14 @@ struct FullRun {
 // box and walks only those (in order, or backwards for early exit). Fast because a warp's lanes
 // do a visited circle's test and blend at ~65% occupancy (rand1M) instead of testing every
 // circle of the tile at every pixel, a lane's pixels share a staged load and dx, and each blend
-// is 3 FMAs and an add. kRows = 4 (direct exact frames at tile 32) halves the threads, so twice
+// is 3 FMAs and an add. kRows = 4 (exact frames at tile 32) halves the threads, so twice
 // the blocks fit an SM at once (four of 256): a direct frame is a few waves of blocks that each
 // wait on the same chain of loads and barriers, and half the waves, with half the warps culling
 // each batch, is the gain (H100: rgb 0.016 -> 0.015 ms, pattern 0.028 -> 0.023, biglittle 0.49 ->
-// 0.38). Binned frames and early exit keep two: more pixels a lane there means more visits in
-// vain, and early exit's extra state would not fit 64 registers.
+// 0.38). Binned exact frames of flat circles at tile 32 take four as well (half the warps culling
+// each batch, a visit's pick and loads shared by four pixels: rand100k 0.54 -> 0.50 ms; snow's
+// per-pixel alpha lost). Tile 16 and early exit keep two: early exit's extra state would not fit
+// 64 registers.
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
 // (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
@@ -664,12 +660,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   constexpr int kWarpsX = TILE / 8;
   constexpr int kBoxH = 4 * kRows;  // the warp box's height in pixels
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
-  // Where a box-covering circle goes: folded into a pending run (FullRun) in early exit and in the
-  // four-pixel kernels (biglittle's runs are long there), blended at once in the two-pixel exact
-  // kernels. Folding costs every visit its predicated fold and a partly covering circle after a
-  // run its flush and reset (Nsight Compute, binned exact frames: runs of 2 box-covering circles
-  // a flush on stress10M at 4K, 3.3 on rand100k), where blending two pixels is 8 instructions.
-  constexpr bool kFoldRuns = kCompose && (kEarly || kRows == 4);
+  // Where a box-covering circle goes: folded into a pending run (FullRun) in early exit, blended
+  // at once, untested, in exact mode. Folding cost every visit its predicated fold and a partly
+  // covering circle after a run its flush and reset (Nsight Compute, binned exact frames: runs of
+  // 2 box-covering circles a flush on stress10M at 4K, 3.3 on rand100k), where blending a lane's
+  // pixels is 4 instructions each (H100: stress10M at 4K 18.6 -> 15.7 ms at two pixels a lane,
+  // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
+  constexpr bool kFoldRuns = kCompose && kEarly;
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did
   // not need.
@@ -992,19 +989,20 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + (kEarly ? 0 : 31));
         while (mask) {
           const int bit = 31 - __clz(mask);
-          mask ^= bit_mask(bit);
+          const unsigned bit_m = bit_mask(bit);
+          mask ^= bit_m;
           const float4* staged =
               reinterpret_cast<const float4*>(group + (kEarly ? bit : -bit) * static_cast<int>(sizeof(float4)));
           const float4 q = staged[0], col = staged[kStage];
-          if (kCompose && ((full >> bit) & 1u)) {
+          if (kCompose && (full & bit_m)) {
             // Covers the warp's whole box: no per-pixel test (a whole run of tile-covering
             // circles at once when it ends here: q.y circles, composed already).
             if (kCount) {  // blended untested
-              const float n_run = (runs >> bit) & 1u ? q.y : 1.f;
+              const float n_run = runs & bit_m ? q.y : 1.f;
               blends += static_cast<unsigned long long>(n_run) * p.open_in_image();
             }
             if (kFoldRuns) {  // folded into the pending run
-              run.add(q.w, col, kEarly);
+              run.add(q.w, col);
             } else {  // blended at once, each pixel as a covered one
 #pragma unroll
               for (int r = 0; r < kRows; ++r) {
@@ -1016,7 +1014,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             }
             continue;
           }
-          if (kFoldRuns) run.flush(p, kEarly);
+          if (kFoldRuns) run.flush(p);
           const float dx = p.px - q.x;
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
@@ -1068,11 +1066,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
           }
         }
         if (kEarly) {
-          if (kFoldRuns) run.flush(p, kEarly);  // so the pixels' transmittance is current for the stop test
+          if (kFoldRuns) run.flush(p);  // so the pixels' transmittance is current for the stop test
           warp_done = __all_sync(lab::kFullMask, p.all_done());
         }
       }
-      if (kFoldRuns) run.flush(p, kEarly);
+      if (kFoldRuns) run.flush(p);
     }
     // Early exit: the whole tile stops when every warp has; else the next batch overwrites the
     // staging arrays (after the last batch nothing reads them again).
@@ -1497,10 +1495,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     with_tile_size(tile_, [&](auto t) {
       constexpr int T = decltype(t)::value;
-      // Direct exact frames at tile 32 take four pixels a lane (see shade_kernel); the others two.
-      // CIRCLES_BINNED_ROWS=2 keeps them at two (tests, benchmarks).
+      // Exact frames at tile 32 take four pixels a lane (see shade_kernel), direct ones and binned
+      // flat ones; the others two. CIRCLES_BINNED_ROWS=2 keeps them at two (tests, benchmarks).
       if constexpr (T == kLargeTile && !kEarly) {
-        if (!a.ranges && direct_four_rows()) {
+        if (a.ranges ? binned_four_rows() : direct_four_rows()) {
           launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
           return;
         }
@@ -1736,7 +1734,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     if (binning_blocks) binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = early_note_ + buf + binning + composing +
+    plan_ = early_note_ + buf + binning + composing + (binned_four_rows() ? "; four pixels a lane" : "") +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 
@@ -1895,10 +1893,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   unsigned long long budget_ = kMaxChunkPairs;
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
   std::string forced_;  // CIRCLES_BINNED_STRATEGY: "direct", "binned" or "" (choose)
-  int rows_ = 4;        // direct exact frames at tile 32: pixels a lane (CIRCLES_BINNED_ROWS)
+  int rows_ = 4;        // exact frames at tile 32 (direct; binned flat): pixels a lane (CIRCLES_BINNED_ROWS)
   // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
   // the plan both read.
   bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
+  // Binned exact frames too, of flat circles the warps' walk shades (not snow's per-pixel alpha,
+  // whose shade went 0.058 -> 0.074 ms with four; not the tiny-circle kernel's): H100, rand100k
+  // 0.538-0.544 -> 0.499-0.503 ms, rand1M 0.569-0.577 -> 0.563-0.566, stress10M at 4K unchanged
+  // (docs/bench/shade3).
+  bool binned_four_rows() const { return direct_four_rows() && !tiny_ && shading() == Shading::Flat; }
   // Whether a direct frame's shade kernel takes the animation step (shade_kernel's kStep): flat
   // exact frames at four pixels a lane, not counting work; never snow's step.
   bool fused_step_here() const {

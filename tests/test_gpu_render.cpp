@@ -48,7 +48,7 @@ struct Variant {
   RendererSettings settings;
   bool is_default = true;
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
-  // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its direct
+  // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its exact
   // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2), "early-force" early exit even on scenes
   // it would draw exact (CIRCLES_BINNED_EARLY=force), "sort" binned by CUB's sort instead of by
   // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
@@ -137,7 +137,8 @@ std::vector<Variant> gpu_variants() {
         exact_tile.tile_size = tile;
         out.push_back({r.name, exact_tile, false, false, "tiny"});
       }
-      // Direct exact frames at tile 32 take four pixels a lane; two is the other kernel.
+      // Exact frames at tile 32 take four pixels a lane (direct ones, and binned ones of flat
+      // circles: rand100k here, every scene in the "binned" variant); two is the other kernel.
       const RendererSettings exact;
       out.push_back({r.name, exact, false, false, "rows2"});
       // Early exit's kernels on the scenes it would draw exact (shallow, tiny or snow circles).
