@@ -23,6 +23,27 @@ mkdir -p "$OUT"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench viewer)
 status=0
+# compute-sanitizer's memcheck, racecheck and synccheck on cuda-tile-binned, exact and early exit,
+# at 257x193: sanitize_binned LOG FRAMES SCENE... (snow always frames 0:3); the runs' output in
+# $OUT/LOG, a line a run here.
+sanitize_binned() {
+  local log=$1 frames=$2 tool scene mode f rc
+  shift 2
+  : > "$OUT/$log"
+  for tool in memcheck racecheck synccheck; do
+    for scene in "$@"; do
+      for mode in "" --early-exit; do
+        f=$frames; [ "$scene" = snow ] && f=0:3
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
+          $mode -s 257x193 --frames "$f" -o /tmp/san.png > /tmp/san.log 2>&1
+        rc=$?
+        cat /tmp/san.log >> "$OUT/$log"
+        echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)"
+        [ "$rc" -eq 0 ] || status=1
+      done
+    done
+  done
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 for step in "${steps[@]}"; do
   case "$step" in
@@ -67,36 +88,11 @@ for step in "${steps[@]}"; do
       ;;
     fast-sanitize)
       echo "== compute-sanitizer on cuda-tile-binned: rand10k, rand1M, micro2M, snow; exact and early exit"
-      : > "$OUT/sanitizer_fast.log"
-      for tool in memcheck racecheck synccheck; do
-        for scene in rand10k rand1M micro2M snow; do
-          for mode in "" --early-exit; do
-            frames=0; [ "$scene" = snow ] && frames=0:3
-            compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
-              $mode -s 257x193 --frames "$frames" -o /tmp/san.png > /tmp/san.log 2>&1
-            rc=$?
-            cat /tmp/san.log >> "$OUT/sanitizer_fast.log"
-            echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)"
-            [ "$rc" -eq 0 ] || status=1
-          done
-        done
-      done
+      sanitize_binned sanitizer_fast.log 0 rand10k rand1M micro2M snow
       ;;
     direct-sanitize)
       echo "== compute-sanitizer on cuda-tile-binned's direct frames (four pixels a lane, the step fused; early exit)"
-      : > "$OUT/sanitizer_direct.log"
-      for tool in memcheck racecheck synccheck; do
-        for scene in hypnosis fireworks biglittle pattern rand10k; do
-          for mode in "" --early-exit; do
-            compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
-              $mode -s 257x193 --frames 0:3 -o /tmp/sand.png > /tmp/sand.log 2>&1
-            rc=$?
-            cat /tmp/sand.log >> "$OUT/sanitizer_direct.log"
-            echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/sand.log)"
-            [ "$rc" -eq 0 ] || status=1
-          done
-        done
-      done
+      sanitize_binned sanitizer_direct.log 0:3 hypnosis fireworks biglittle pattern rand10k
       ;;
     sass)
       # Nsight Compute's source view (instructions executed and stall samples per SASS line) and
