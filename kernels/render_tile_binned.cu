@@ -968,19 +968,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         }
         // A lane tests its circle unless it covers the whole tile; such a circle touches and covers
         // the warp's box where a run ends there and is skipped inside a run, with no load or test.
-        // In the two-pixel kernels every lane loads and tests (a lane with no circle to test reads
-        // the group's first slot, which is staged, and drops the result): no branch and no bool
-        // kept across one (Nsight Compute, rand1M: a branch and a select-and-compare a group
-        // before). The four-pixel kernels keep the branch and clampf: both changes made them spill.
+        // Every lane loads and tests (a lane with no circle to test reads the group's first slot,
+        // which is staged, and drops the result): no branch and no bool kept across one (Nsight
+        // Compute, rand1M: a branch and a select-and-compare a group before).
         const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
-        bool touch = false, whole = false;
-        if (kRows == 2 || test) {
-          const int t_lane = test ? s_lane : g * 32;
-          const float4 tq = s_stage[t_lane];
-          touch = test && (kRows == 2 ? warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1)
-                                      : circle_touches_box_sq(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1));
-          whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
-        }
+        const int t_lane = test ? s_lane : g * 32;
+        const float4 tq = s_stage[t_lane];
+        bool touch = test && warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1);
+        bool whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
         if (kCompose == 2 && !test) touch = whole = (runs >> lane) & 1u;
         unsigned mask = __ballot_sync(lab::kFullMask, touch);
         const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
