@@ -1395,13 +1395,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     first_early_chunk_ = static_cast<int>(std::min<double>(static_cast<double>(n), std::max<double>(kFirstEarlyChunk, depth_chunk)));
     std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
     median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
-    // Tile runs from a radius of two tiles in direct frames, one and a half in binned ones (their
-    // two-pixel kernels have the registers to spare: rand100k, radius 51 pixels at tile 32,
-    // binned: 0.652 -> 0.623-0.632 ms; direct frames at that radius lose: rand10k 0.113 -> 0.118).
-    const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
-    compose_direct_ = median_radius_px_ >= 2.f * static_cast<float>(tile_) ? 2 : box;
-    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : box;
-    if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
     // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
     // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
     // front-to-back passes would only add chunks. Those scenes are drawn exactly.
@@ -1424,6 +1417,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       early_ = false;
       early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
     }
+    // Tile runs from a radius of one and a half tiles (rand100k, radius 51 pixels at tile 32,
+    // binned: 0.652 -> 0.623-0.632 ms; since exact mode stopped folding box runs, direct rand10k
+    // at that radius too: 0.092-0.093 -> 0.089), two in early exit's direct frames (whose kernels
+    // still fold, and spill more with tile runs).
+    const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
+    const float direct_runs = early_ ? 2.f : kBinnedTileRunsRadius;
+    compose_direct_ = median_radius_px_ >= direct_runs * static_cast<float>(tile_) ? 2 : box;
+    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : box;
+    if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
     chunk_ = static_cast<int>(n);
     // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
     // boxes' tiles, an upper bound, until a frame has counted them).
@@ -1874,8 +1876,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   bool early_forced_ = false;  // CIRCLES_BINNED_EARLY=force
   float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
   // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
-  // runs covering the whole tile (2: median radius of two tiles or more in direct frames, one
-  // and a half in binned ones); compose_ is this frame's.
+  // runs covering the whole tile (2: median radius of one and a half tiles or more; two in early
+  // exit's direct frames); compose_ is this frame's.
   static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
   int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
   // Binned exact frames of flat circles this small (median radius, pixels) take
