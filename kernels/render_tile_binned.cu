@@ -550,6 +550,16 @@ __device__ __forceinline__ unsigned bit_mask(int bit) {
   return m;
 }
 
+// Exact mode's blend of one circle over a pixel, back to front: c = keep * c + colour (premultiplied;
+// keep = 1 - a), alpha summed as cpu-ref sums it. One FMA a channel, the same bits in the warps'
+// walk (tested or box-covering circles) and the tiny-circle kernel.
+__device__ __forceinline__ void blend_over(Float4& c, float keep, const float4& col) {
+  c.x = __fmaf_rn(keep, c.x, col.x);
+  c.y = __fmaf_rn(keep, c.y, col.y);
+  c.z = __fmaf_rn(keep, c.z, col.z);
+  c.w += col.w;
+}
+
 // A pixel stops (early exit) once the light still coming through it (its transmittance) is
 // under half an 8-bit step: whatever lies below can then move no channel by half a step.
 constexpr float kSettledTransmittance = 0.5f / 255.f;
@@ -1000,12 +1010,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
               run.add(q.w, col);
             } else {  // blended at once, each pixel as a covered one
 #pragma unroll
-              for (int r = 0; r < kRows; ++r) {
-                p.c[r].x = __fmaf_rn(q.w, p.c[r].x, col.x);
-                p.c[r].y = __fmaf_rn(q.w, p.c[r].y, col.y);
-                p.c[r].z = __fmaf_rn(q.w, p.c[r].z, col.z);
-                p.c[r].w += col.w;
-              }
+              for (int r = 0; r < kRows; ++r) blend_over(p.c[r], q.w, col);
             }
             continue;
           }
@@ -1030,10 +1035,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
                   p.c[r].w += col.w;
                   p.t[r] *= q.w;  // 1 - a
                 } else {
-                  p.c[r].x = __fmaf_rn(q.w, p.c[r].x, col.x);
-                  p.c[r].y = __fmaf_rn(q.w, p.c[r].y, col.y);
-                  p.c[r].z = __fmaf_rn(q.w, p.c[r].z, col.z);
-                  p.c[r].w += col.w;
+                  blend_over(p.c[r], q.w, col);
                 }
               }
             } else if (!p.done[r]) {
@@ -1289,12 +1291,7 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
         const int b = 31 - __clz(m);
         m ^= 1u << b;
         const int s = (kTinyThreads - 1) - (w * 32 + b);  // the circle's slot
-        const float4 cc = s_col[s];
-        const float keep = s_keep[s];
-        px[k].x = __fmaf_rn(keep, px[k].x, cc.x);
-        px[k].y = __fmaf_rn(keep, px[k].y, cc.y);
-        px[k].z = __fmaf_rn(keep, px[k].z, cc.z);
-        px[k].w += cc.w;
+        blend_over(px[k], s_keep[s], s_col[s]);
       }
     }
     __syncthreads();  // before the next batch rewrites the colours and sets bits
