@@ -720,6 +720,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // covers the tile loads nothing to cull it.
   __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
+  __shared__ float s_px[TILE], s_py[TILE];  // the tile's pixel centres (columns, rows)
+  __shared__ float4 s_bg[TILE];             // its rows' background colour
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
       s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
@@ -737,19 +739,38 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   const View& v = f.view;
   const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * kBoxH;
   const bool warp_live = wi < v.width && wj < v.height;
-  if (threadIdx.x == 0) {
-    s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
-                         v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1),
-                         v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
+  // The tile's pixel centres and its rows' background, each computed once a block by a thread of
+  // its own (View's division, the gradient's): a lane computed its own five centres and four
+  // backgrounds, nine divisions of about 15 instructions, a tenth of pattern's and a fifth of
+  // rgb's instructions (Nsight Compute). The same arithmetic, so the same bits.
+  static_assert(kThreads >= 3 * TILE + 1, "a thread for each centre, background row and the tile's box");
+  {
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < TILE) {
+      s_px[t] = v.pixel_x(static_cast<int>(blockIdx.x) * TILE + t);
+    } else if (t < 2 * TILE) {
+      s_py[t - TILE] = v.pixel_y(static_cast<int>(blockIdx.y) * TILE + t - TILE);
+    } else if (t < 3 * TILE) {
+      // Rows below the image (a partial tile) take the last row's, as their pixels never show.
+      const Float4 bg = background_at(f.background, min(static_cast<int>(blockIdx.y) * TILE + t - 2 * TILE, v.height - 1),
+                                      v.height);
+      s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
+    } else if (t == 3 * TILE) {
+      s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
+                           v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1),
+                           v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
+    }
   }
+  __syncthreads();  // s_px, s_py, s_bg and s_tile
 
   LanePixels<kRows> p;
+  const int lx = (warp % kWarpsX) * 8 + (lane & 7), ly = (warp / kWarpsX) * kBoxH + (lane >> 3) * kRows;
   p.i = wi + (lane & 7);
-  p.px = v.pixel_x(p.i);
+  p.px = s_px[lx];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     p.j[r] = wj + (lane >> 3) * kRows + r;
-    p.py[r] = v.pixel_y(p.j[r]);
+    p.py[r] = s_py[ly + r];
   }
   // The warp's box of pixel centres, clipped to the image (for the culling ballot): its lanes'
   // own centres, shuffled (the same divisions, done once).
@@ -767,7 +788,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     p.in[r] = p.i < v.width && p.j[r] < v.height;
-    const Float4 bg = background_at(f.background, p.j[r] < v.height ? p.j[r] : v.height - 1, v.height);
+    const float4 bg4 = s_bg[ly + r];
+    const Float4 bg{bg4.x, bg4.y, bg4.z, bg4.w};
     p.bg_w[r] = bg.w;
     const std::size_t at = p.in[r] ? static_cast<std::size_t>(p.j[r]) * v.width + p.i : 0;
     // The pixel's state: fresh in the frame's first chunk (exact: the background; early exit:
@@ -812,7 +834,6 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
       store_moved(a.step, ki, moved_circle(moves, a.step.seed, a.step.frame, ki, c.pos_rad[k], a.step.velocity[k], c.pos_rad));
     }
   }
-  if (direct) __syncthreads();  // s_tile, which the first batch's culling reads (binned: after staging)
   const unsigned step = direct ? kThreads * kDirPer : kBatch;
   const unsigned batches = (n + step - 1) / step;
   bool warp_done = !warp_live || (kEarly && __all_sync(lab::kFullMask, p.all_done()));
@@ -1112,15 +1133,25 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   bool settled = true;
   if (kEarly) settled = __syncthreads_and(p.all_done());
   record_tile_cycles(f, start);
+  // Exact frames that compose runs, not counting: the pixels' places again, from the block and
+  // lane indices, since the walk does not read them, and holding p.i, p.j and p.in across it made
+  // the four-pixel kernels spill (Nsight Compute, pattern and rgb: reloaded here). H100: pattern,
+  // rgb, hypnosis and rand100k 1-2 us faster; but rand1M's kernel (no runs to compose) 1.5%
+  // slower, so it keeps them. Early exit and counting read them in the walk (recomputing them
+  // there spilled more).
+  constexpr bool kRecompute = !kEarly && !kCount && kCompose != 0;
+  const int out_i = kRecompute ? static_cast<int>(blockIdx.x) * TILE + (warp % kWarpsX) * 8 + (lane & 7) : p.i;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    if (!p.in[r]) continue;
-    const std::size_t at = static_cast<std::size_t>(p.j[r]) * v.width + p.i;
+    const int j = kRecompute ? static_cast<int>(blockIdx.y) * TILE + (warp / kWarpsX) * kBoxH + (lane >> 3) * kRows + r
+                             : p.j[r];
+    if (kRecompute ? out_i >= v.width || j >= v.height : !p.in[r]) continue;
+    const std::size_t at = static_cast<std::size_t>(j) * v.width + out_i;
     if (!kEarly) {
       f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
     } else if (settled || a.last) {
       // Final: what came through composited over the background; alpha sums like cpu-ref's.
-      const Float4 bg = background_at(f.background, p.j[r], v.height);
+      const float4 bg = s_bg[j - static_cast<int>(blockIdx.y) * TILE];
       f.image[at] = make_float4(__fmaf_rn(p.t[r], bg.x, p.c[r].x), __fmaf_rn(p.t[r], bg.y, p.c[r].y),
                                 __fmaf_rn(p.t[r], bg.z, p.c[r].z), p.c[r].w + bg.w);
     } else {
