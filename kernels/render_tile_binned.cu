@@ -677,6 +677,16 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // pixels is 4 instructions each (H100: stress10M at 4K 18.6 -> 15.7 ms at two pixels a lane,
   // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
   constexpr bool kFoldRuns = kCompose && kEarly;
+  // Exact frames of flat circles at four pixels a lane that compose no runs (median radius under
+  // 16 pixels: rand1M, stress10M at 1024x1024): each row group of 8 lanes culls the group's circles
+  // against its own 8x4 pixels, not the warp's 8x16, and walks only those (a lane's mask is its row
+  // group's; a warp's passes over a group are its busiest row group's). rand1M's circles touch 22%
+  // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
+  // instructions each either way). The four culling tests share the x part and take the boxes'
+  // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
+  // Where runs are composed, a circle covering one row group's box and not another's would send
+  // the row groups down different paths: kept to the warp's box there.
+  constexpr bool kSubBoxes = S == Shading::Flat && kRows == 4 && !kEarly && kCompose == 0;
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did
   // not need.
@@ -764,7 +774,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   __syncthreads();  // s_px, s_py, s_bg and s_tile
 
   LanePixels<kRows> p;
-  const int lx = (warp % kWarpsX) * 8 + (lane & 7), ly = (warp / kWarpsX) * kBoxH + (lane >> 3) * kRows;
+  const int ly_w = (warp / kWarpsX) * kBoxH;  // the warp box's first row in the tile
+  const int lx = (warp % kWarpsX) * 8 + (lane & 7), ly = ly_w + (lane >> 3) * kRows;
   p.i = wi + (lane & 7);
   p.px = s_px[lx];
 #pragma unroll
@@ -785,6 +796,9 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   const float bx0 = __shfl_sync(lab::kFullMask, p.px, 0), by0 = __shfl_sync(lab::kFullMask, p.py[0], 0);
   const float bx1 = __shfl_sync(lab::kFullMask, p.px, last_x);
   const float by1 = __shfl_sync(lab::kFullMask, last_py, (last_y / kRows) * 8);
+  // kSubBoxes: the rows' spacing, from which the row groups' boxes are computed as they are
+  // needed (eight bounds held in registers made the kernel spill 90 bytes).
+  const float row_step = kSubBoxes ? 1.f / v.scale : 0.f;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     p.in[r] = p.i < v.width && p.j[r] < v.height;
@@ -1005,11 +1019,33 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
         const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
         const int t_lane = test ? s_lane : g * 32;
         const float4 tq = s_stage[t_lane];
-        bool touch = test && warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1);
-        bool whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
-        if (kCompose == 2 && !test) touch = whole = (runs >> lane) & 1u;
-        unsigned mask = __ballot_sync(lab::kFullMask, touch);
-        const unsigned full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
+        unsigned mask, full;
+        if (kSubBoxes) {
+          // warp_box_touched for each row group's 8x4 box: the x part (the same for all four) once.
+          const float cull_rr = s_cull[t_lane];
+          const float dx = tq.x - fminf(fmaxf(tq.x, bx0), bx1);
+          const float dx2 = dx * dx;
+          unsigned m_sub[4];
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            // Rows 4q .. 4q + 3 of the box (clipped to the image): the centres by0 + k / scale, an
+            // ulp or two from View's, far inside the culling radius's slack (cull_radius_sq). A
+            // box below the image clamps to its last row: a few wasted visits at the frame's edge.
+            const float y0 = by0 + static_cast<float>(4 * q) * row_step;
+            const float y1 = fminf(by0 + static_cast<float>(4 * q + 3) * row_step, by1);
+            const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
+            m_sub[q] = __ballot_sync(lab::kFullMask, test && dx2 + dy * dy <= cull_rr);
+          }
+          const int q = lane >> 3;
+          mask = q == 0 ? m_sub[0] : q == 1 ? m_sub[1] : q == 2 ? m_sub[2] : m_sub[3];
+          full = 0u;
+        } else {
+          bool touch = test && warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1);
+          bool whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
+          if (kCompose == 2 && !test) touch = whole = (runs >> lane) & 1u;
+          mask = __ballot_sync(lab::kFullMask, touch);
+          full = kCompose ? __ballot_sync(lab::kFullMask, whole) : 0u;
+        }
         // The group's slot of bit 0: the visit's address is one multiply-add from it (in bytes:
         // with a float4 pointer, the compiler took two instructions).
         const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + (kEarly ? 0 : 31));
@@ -1133,13 +1169,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   bool settled = true;
   if (kEarly) settled = __syncthreads_and(p.all_done());
   record_tile_cycles(f, start);
-  // Exact frames that compose runs, not counting: the pixels' places again, from the block and
-  // lane indices, since the walk does not read them, and holding p.i, p.j and p.in across it made
+  // Exact frames that compose runs or cull per row group, not counting: the pixels' places again,
+  // from the block and lane indices, since the walk does not read them, and holding p.i, p.j and p.in across it made
   // the four-pixel kernels spill (Nsight Compute, pattern and rgb: reloaded here). H100: pattern,
-  // rgb, hypnosis and rand100k 1-2 us faster; but rand1M's kernel (no runs to compose) 1.5%
-  // slower, so it keeps them. Early exit and counting read them in the walk (recomputing them
-  // there spilled more).
-  constexpr bool kRecompute = !kEarly && !kCount && kCompose != 0;
+  // rgb, hypnosis and rand100k 1-2 us faster; rand1M's kernel (no runs to compose) was 1.5%
+  // slower with it until it culled per row group (kSubBoxes), where it frees the registers that
+  // culling needs. Early exit and counting read them in the walk (recomputing them there spilled
+  // more).
+  constexpr bool kRecompute = !kEarly && !kCount && (kCompose != 0 || kSubBoxes);
   const int out_i = kRecompute ? static_cast<int>(blockIdx.x) * TILE + (warp % kWarpsX) * 8 + (lane & 7) : p.i;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
