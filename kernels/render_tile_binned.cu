@@ -114,14 +114,26 @@ __device__ __forceinline__ bool tile_pair_kept(const float4& p, const View& v, f
 // of a big circle visits the same rect with the same test). (Keeping a one-tile rect's tile
 // untested made micro2M's count and scatter slower, 0.038 -> 0.041-0.046 and 0.063 -> 0.065 ms:
 // its warps then ran both paths; docs/bench/shade3.)
-template <class F>
+// kRolled: a row's tiles one at a time. Unrolled (by four, the compiler's choice), the four
+// columns' boxes were computed before the loop knew how many it had: most circles of micro2M and
+// rand1M have one or two, and binning by counting's count and the duplicate were faster rolled
+// (H100: micro2M 0.215 -> 0.212 ms, stress10M at 4K early exit's duplicate 0.179 -> 0.155), the
+// sort's count (stress10M's circles span several tiles) slower (0.151 -> 0.177): it stays unrolled.
+template <bool kRolled = true, class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {
   const TileRect t = tile_rect(p.x, p.y, p.w, v, __ffs(tile) - 1);
   const float inv_scale = 1.f / v.scale;
-  for (int ty = t.y0; ty <= t.y1; ++ty)
-    for (int tx = t.x0; tx <= t.x1; ++tx)
-      if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) f(tx, ty);
+  for (int ty = t.y0; ty <= t.y1; ++ty) {
+    if (kRolled) {
+#pragma unroll 1
+      for (int tx = t.x0; tx <= t.x1; ++tx)
+        if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) f(tx, ty);
+    } else {
+      for (int tx = t.x0; tx <= t.x1; ++tx)
+        if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) f(tx, ty);
+    }
+  }
 }
 
 constexpr int kCountThreads = 256;
@@ -162,7 +174,7 @@ __global__ void __launch_bounds__(kCountThreads)
   unsigned long long sum = 0;
   for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
     int n = 0;
-    for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int, int) { ++n; });
+    for_each_tile<false>(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int, int) { ++n; });
     counts[k - lo] = n;
     sum += static_cast<unsigned long long>(n);
   }
