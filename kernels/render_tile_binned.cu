@@ -321,6 +321,10 @@ __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
 constexpr int kBinThreads = 256;
 constexpr int kBinItems = 8;                             // pairs a thread in the scatter's block sort
 constexpr int kBinCapacity = kBinThreads * kBinItems;    // pairs a block of circles may have
+// The scatter's smaller sort, for blocks whose pairs fit it (micro2M: about 1,100 pairs a block
+// of 1,024 circles, so the sort of 2,048 slots was half padding).
+constexpr int kBinItemsFew = 5;
+constexpr int kBinCapacityFew = kBinThreads * kBinItemsFew;
 constexpr int kBinLocalBits = 10;                        // a circle's index in its block
 constexpr int kBinMaxCircles = 1 << kBinLocalBits;       // circles a block
 constexpr int kBinMaxTiles = 4096;                       // tiles (a 16 KB histogram in shared memory)
@@ -386,23 +390,26 @@ __global__ void __launch_bounds__(kBinCountThreads)
 // the block sort's few passes and one coalesced-by-tile global store. The count's total and
 // worst block are checked first: when the pairs do not fit `capacity` ids or a block's do not
 // fit the sort (the host went ahead without reading them), every range is empty, nothing else
-// is written, and the host does the chunk again.
+// is written, and the host does the chunk again. kItems: pairs a thread in the block sort
+// (kBinItems, or kBinItemsFew where the host expects a block's pairs to fit).
+template <int kItems>
 __global__ void __launch_bounds__(kBinThreads)
     scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
                                int tiles, int tile_bits, const unsigned char* settled, const int* counts,
                                const int* offsets, const ChunkStats* stats, unsigned long long capacity,
                                unsigned* ids, uint2* ranges) {
-  using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kBinItems, cub::NullType, 5>;
+  constexpr int kCapacity = kBinThreads * kItems;
+  using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kItems, cub::NullType, 5>;
   using Scan = cub::BlockScan<int, kBinThreads>;
   __shared__ union {
     typename Sort::TempStorage sort;
     typename Scan::TempStorage scan;
   } s_tmp;
-  __shared__ unsigned s_keys[kBinCapacity];
+  __shared__ unsigned s_keys[kCapacity];
   extern __shared__ int s_base[];  // tiles: a tile's first slot for this block, less its first rank
   const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
   const unsigned long long total = stats->total;
-  const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kBinCapacity);
+  const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kCapacity);
   for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
     const long long at = static_cast<long long>(t) * blocks;
     ranges[t] = fits ? make_uint2(static_cast<unsigned>(offsets[at]),
@@ -431,24 +438,24 @@ __global__ void __launch_bounds__(kBinThreads)
     if (count[j] == 0) continue;
     const unsigned local = static_cast<unsigned>(mine + j);
     for_each_tile(q[j], v, tile, tiles_x, settled, [&](int tx, int ty) {
-      if (slot < kBinCapacity) s_keys[slot] = static_cast<unsigned>(ty * tiles_x + tx) << kBinLocalBits | local;
+      if (slot < kCapacity) s_keys[slot] = static_cast<unsigned>(ty * tiles_x + tx) << kBinLocalBits | local;
       ++slot;
     });
   }
   __syncthreads();
-  unsigned key[kBinItems];
+  unsigned key[kItems];
 #pragma unroll
-  for (int j = 0; j < kBinItems; ++j) {
-    const int p = static_cast<int>(threadIdx.x) * kBinItems + j;  // blocked: the sort is stable in this order
+  for (int j = 0; j < kItems; ++j) {
+    const int p = static_cast<int>(threadIdx.x) * kItems + j;  // blocked: the sort is stable in this order
     key[j] = p < pairs ? s_keys[p] : ~0u;
   }
   __syncthreads();  // the sort's storage is the scan's
   Sort(s_tmp.sort).SortBlockedToStriped(key, kBinLocalBits, kBinLocalBits + tile_bits);
 #pragma unroll
-  for (int j = 0; j < kBinItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
+  for (int j = 0; j < kItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < kBinItems; ++j) {
+  for (int j = 0; j < kItems; ++j) {
     const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
     const int t = static_cast<int>(key[j] >> kBinLocalBits);
     if (p < pairs && (p == 0 || static_cast<int>(s_keys[p - 1] >> kBinLocalBits) != t))
@@ -456,7 +463,7 @@ __global__ void __launch_bounds__(kBinThreads)
   }
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < kBinItems; ++j) {
+  for (int j = 0; j < kItems; ++j) {
     const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
     if (p < pairs)
       ids[s_base[key[j] >> kBinLocalBits] + p] = static_cast<unsigned>(first) + (key[j] & (kBinMaxCircles - 1u));
@@ -1435,6 +1442,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // Test hook: binned exact flat frames take the tiny-circle kernel (1) or never (0), whatever
     // the circles' size.
     if (const char* s = std::getenv("CIRCLES_BINNED_TINY")) forced_tiny_ = std::atoi(s) != 0 ? 1 : 0;
+    // Test hook: a chunk that goes ahead of its count takes the scatter's smaller sort whatever
+    // the last frame's worst block (a block over it makes the chunk go again, waiting).
+    if (const char* s = std::getenv("CIRCLES_BINNED_SCATTER")) forced_few_ = std::string(s) == "few";
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -1730,7 +1740,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         total = host_stats_->total;
         const unsigned long long worst = host_stats_->max_block;
         pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
-        if (total > ids_.size() || worst > static_cast<unsigned long long>(kBinCapacity)) {
+        if (total > ids_.size() || worst > static_cast<unsigned long long>(scatter_capacity_)) {
           if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
           // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
           // starts again with the chunk (render() cleared them for this frame).
@@ -1781,7 +1791,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         if (total > 0) {
           // Room for a few more pairs next frame, so that its first chunk can go ahead.
           ids_.reserve(std::min<unsigned long long>(budget_, total + total / 8));
-          if (counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
+          if (counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled, host_stats_->max_block);
           else bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
         }
         a.first = first;
@@ -1809,7 +1819,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
                   forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
-    if (binning_blocks) binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles)" + binning;
+    if (binning_blocks)
+      binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles, a block's pairs sorted in " +
+                std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
     plan_ = early_note_ + buf + binning + composing + (binned_four_rows() ? "; four pixels a lane" : "") +
@@ -1848,8 +1860,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
   // over its matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter
   // checks the count's total against its size) and the tile ranges.
+  // `worst`: the chunk's worst block's pairs where the host has read them (0 where it went ahead).
   void bin_by_counting(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int per_block, int tiles_x,
-                       unsigned tiles, const unsigned char* settled) {
+                       unsigned tiles, const unsigned char* settled, unsigned long long worst = 0) {
     const int blocks = (hi - lo + per_block - 1) / per_block;
     const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
     stage_begin("scan");
@@ -1865,7 +1878,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     stage("scan");
     stage_begin("scatter");
     ranges_.reserve(tiles);
-    scatter_tile_blocks_kernel<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
+    // The smaller sort where the worst block's pairs fit it: known, or expected from the last
+    // frame's worst block with a tenth to spare (a block over it makes the chunk go again, the
+    // waiting way, with the sort that fits).
+    const double expect = worst ? static_cast<double>(worst) : pairs_per_circle_ * std::min(per_block, hi - lo);
+    const bool few = worst ? expect <= kBinCapacityFew : forced_few_ || expect <= 0.9 * kBinCapacityFew;
+    scatter_capacity_ = few ? kBinCapacityFew : kBinCapacity;
+    auto scatter = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
+    scatter<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
         c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled,
         counts_.get(), matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
     CUDA_CHECK_LAUNCH();
@@ -1995,6 +2015,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   DeviceBuffer<int> counts_, offsets_;
   DeviceBuffer<int> matrix_, matrix_offsets_;  // binning by counting: tiles x blocks, and scanned
   double pairs_per_circle_ = 0;  // the worst block's last time (binning by counting sizes blocks by it)
+  int scatter_capacity_ = kBinCapacity;  // the last scatter's pairs a block (its sort's slots)
+  bool forced_few_ = false;               // CIRCLES_BINNED_SCATTER=few (tests)
   bool sort_forced_ = false;     // CIRCLES_BINNED_BINNING=sort
   int forced_block_ = 0;         // CIRCLES_BINNED_BLOCK
   int forced_compose_ = -1;      // CIRCLES_BINNED_COMPOSE

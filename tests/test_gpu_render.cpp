@@ -565,8 +565,9 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
     std::string plan;
   };
   const std::vector<Case> cases = {
+      // micro2M's blocks of 1,024 circles have about 1,100 pairs: the scatter's smaller sort.
       {"rand1M", "", 32, 1024, "binned by counting (blocks of "},
-      {"micro2M", "", 32, 1024, "binned by counting (blocks of 1024 circles)"},
+      {"micro2M", "", 32, 1024, "binned by counting (blocks of 1024 circles, a block's pairs sorted in 1280 slots)"},
       {"rand1M", "", 16, 1024, "sorted by tile (CUB radix sort)"},
       {"rand1M", "sort", 32, 300, "sorted by tile (CUB radix sort)"},
       {"rand10k", "block1024", 16, 1024, "a block of 1024 circles had "},
@@ -619,6 +620,38 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
         for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << frame << ": " << plan;
       }
     }
+  }
+}
+
+// A chunk that goes ahead of its count with the scatter's smaller sort (1,280 pairs a block,
+// forced by CIRCLES_BINNED_SCATTER=few) where its blocks have more (rand1M at 1024x1024 from its
+// second frame on: blocks of 512 circles, about 1,400 pairs) bins nothing; the host sees the
+// worst block and does the chunk again, waiting, with the full sort. The picture is cpu-ref's.
+TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  auto r = make_renderer("cuda-tile-binned", {32, 0});
+  r->load(cached_scene("rand1M"), 1024, 1024);
+  r->render();  // waits for its count, in blocks sized by the circles' bounding boxes
+  r->render();  // goes ahead, in blocks sized by the first frame's worst
+  ASSERT_NE(r->plan().find("a block's pairs sorted in 2048 slots); the first chunk shaded without waiting"),
+            std::string::npos)
+      << r->plan();
+  ::setenv("CIRCLES_BINNED_SCATTER", "few", 1);
+  auto forced = make_renderer("cuda-tile-binned", {32, 0});
+  ::unsetenv("CIRCLES_BINNED_SCATTER");
+  forced->load(cached_scene("rand1M"), 1024, 1024);
+  const Image ref = reference_frames("rand1M", {1024, 1024}, {0}).front();
+  for (int frame = 0; frame < 2; ++frame) {
+    forced->render();
+    const std::string plan = forced->plan();
+    // Neither frame's chunk went ahead: the first waits anyway, the second did not fit.
+    EXPECT_EQ(plan.find("without waiting for its count"), std::string::npos) << frame << ": " << plan;
+    if (frame == 1) EXPECT_NE(plan.find("a block's pairs sorted in 2048 slots"), std::string::npos) << plan;
+    Image b;
+    forced->read_image(&b);
+    const Comparison c = compare_images(ref, b, 2e-3f);
+    EXPECT_EQ(c.over_tolerance, 0) << frame << ": " << c.summary();
+    for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << frame << ": " << plan;
   }
 }
 
