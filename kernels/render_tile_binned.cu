@@ -816,8 +816,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   const float bx1 = __shfl_sync(lab::kFullMask, p.px, last_x);
   const float by1 = __shfl_sync(lab::kFullMask, last_py, (last_y / kRows) * 8);
   // kSubBoxes: the rows' spacing, from which the row groups' boxes are computed as they are
-  // needed (eight bounds held in registers made the kernel spill 90 bytes).
+  // needed (eight bounds held in registers made the kernel spill 90 bytes), and the box's first
+  // row less a 64th of a row: computed so, a bound is a few ulps from View's centre, and the
+  // 64th keeps each box a superset of its centres' at every size the CLI takes (a few ulps of
+  // |y| are under 1/8 of a 64th of a row up to 16384 rows at any width), where the culling
+  // radius's own slack (cull_radius_sq: 1e-6 and 1e-4 of the radius) does not cover frames much
+  // taller than wide, whose y runs past 1.
   const float row_step = kSubBoxes ? 1.f / v.scale : 0.f;
+  const float sub_y = by0 - row_step * (1.f / 64.f);
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     p.in[r] = p.i < v.width && p.j[r] < v.height;
@@ -1047,11 +1053,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
           unsigned m_sub[4];
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
-            // Rows 4q .. 4q + 3 of the box (clipped to the image): the centres by0 + k / scale, an
-            // ulp or two from View's, far inside the culling radius's slack (cull_radius_sq). A
-            // box below the image clamps to its last row: a few wasted visits at the frame's edge.
-            const float y0 = by0 + static_cast<float>(4 * q) * row_step;
-            const float y1 = fminf(by0 + static_cast<float>(4 * q + 3) * row_step, by1);
+            // Rows 4q .. 4q + 3 of the box (clipped to the image), a 64th of a row wider at each
+            // end (see sub_y). A box below the image clamps to its last row: a few wasted visits at
+            // the frame's edge.
+            const float y0 = sub_y + static_cast<float>(4 * q) * row_step;
+            const float y1 = fminf(sub_y + (static_cast<float>(4 * q + 3) + 2.f / 64.f) * row_step, by1);
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
             m_sub[q] = __ballot_sync(lab::kFullMask, test && dx2 + dy * dy <= cull_rr);
           }

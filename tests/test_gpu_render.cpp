@@ -326,6 +326,52 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
 
+// Exact frames of small circles cull per row group of 8 lanes against boxes of rows computed
+// from the row spacing (kSubBoxes), not View's own centres: each box must still hold every centre
+// of its rows. A frame 273 times taller than wide (15x4096: y runs to 136, where an ulp is 1.5e-5,
+// more than the culling radius's slack; 15 pixels, so that 1 / scale is not exact) with circles
+// of 2.5 pixels that reach a row group's first
+// or last row from the next group, by a distance equal to the radius to within a rounding: each
+// pixel is cpu-ref's (a circle culled from a row group it covers would leave a pixel half a blend
+// off), direct and binned, and the frame takes the four-pixel walk without runs.
+TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  Scene scene = make_builtin_scene("rgb");  // flat, still, a white background
+  scene.circles.clear();
+  const int w = 15, h = 4096;
+  const View v = make_view(w, h);
+  int k = 0;
+  for (int j = 0; j < h; ++j) {
+    if (j % 4 != 0 && j % 4 != 3) continue;  // a row group's first and last rows
+    Circle c;
+    c.radius = (2.5f + 0.01f * static_cast<float>(k % 7)) / v.scale;
+    c.x = v.pixel_x((j / 4) % w);
+    // From below a first row, from above a last one: the centre a radius away, in y.
+    c.y = j % 4 == 0 ? v.pixel_y(j) - c.radius : v.pixel_y(j) + c.radius;
+    c.r = static_cast<float>(k % 5) / 5.f;
+    c.g = static_cast<float>(k % 3) / 3.f;
+    c.b = 1.f;
+    c.a = .5f;
+    scene.circles.push_back(c);
+    ++k;
+  }
+  const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
+  for (const char* strategy : {"direct", "binned"}) {
+    const ForcedStrategy forced(strategy);
+    auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+    gpu->load(scene, w, h);
+    gpu->render();
+    const std::string plan = gpu->plan();
+    EXPECT_NE(plan.find("four pixels a lane"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
+    Image b;
+    gpu->read_image(&b);
+    const Comparison c = compare_images(ref, b, 2e-3f);
+    EXPECT_EQ(c.over_tolerance, 0) << strategy << ": " << c.summary();
+    for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << strategy << ": " << plan;
+  }
+}
+
 // The tiny-circle kernel's windows: each thread tests its circle only at the pixel centres
 // within its radius plus a few roundings, so a covered centre just inside the radius must not
 // fall outside the window. Circles centred on pixel centres, on pixel edges and between, with
@@ -646,7 +692,9 @@ TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
     const std::string plan = forced->plan();
     // Neither frame's chunk went ahead: the first waits anyway, the second did not fit.
     EXPECT_EQ(plan.find("without waiting for its count"), std::string::npos) << frame << ": " << plan;
-    if (frame == 1) EXPECT_NE(plan.find("a block's pairs sorted in 2048 slots"), std::string::npos) << plan;
+    if (frame == 1) {
+      EXPECT_NE(plan.find("a block's pairs sorted in 2048 slots"), std::string::npos) << plan;
+    }
     Image b;
     forced->read_image(&b);
     const Comparison c = compare_images(ref, b, 2e-3f);
