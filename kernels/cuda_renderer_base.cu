@@ -107,14 +107,14 @@ void CudaRenderer::advance() {
   // a step deferred to the next draw() (which then times it as part of its own stage), puts no work
   // on the GPU here, and two events around nothing measured only the host's time between their
   // records (1-2 us on the H100), which then counted in the frame.
-  const bool launch = animation_ != Animation::None && count_ > 0 && (!fuses_steps() || step_pending_);
-  if (launch) {
+  const bool moves = animation_ != Animation::None && count_ > 0;
+  if (moves && (!fuses_steps() || step_pending_)) {
     timer_.open(stream());
     stage_begin("animate");
     launch_animate(fuses_steps() ? step_frame_ : frame_);  // an earlier deferred step, done now
     stage("animate");
   }
-  if (animation_ != Animation::None && count_ > 0 && fuses_steps()) {
+  if (moves && fuses_steps()) {
     // The step waits for the next draw() to take it (or flush it).
     step_pending_ = true;
     step_frame_ = frame_;

@@ -803,7 +803,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     p.py[r] = s_py[ly + r];
   }
   // The warp's box of pixel centres, clipped to the image (for the culling ballot): its lanes'
-  // own centres, shuffled (the same divisions, done once).
+  // own centres, shuffled.
   const int last_x = max(0, min(8, v.width - wi) - 1), last_y = max(0, min(kBoxH, v.height - wj) - 1);
   // The lane's centre in the row that is the box's last: selects with constant indices. (A loop
   // `if (last_y % kRows == r) last_py = p.py[r]` put the whole LanePixels in local memory, 80

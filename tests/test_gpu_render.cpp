@@ -54,9 +54,10 @@ struct Variant {
   // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
   // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
   // "compose2" runs of circles covering a tile or a warp box composed whatever the circles' size
-  // (CIRCLES_BINNED_COMPOSE=2), "compose0" none composed, so that every exact frame of flat circles
-  // at four pixels a lane culls per row group (CIRCLES_BINNED_COMPOSE=0); "tiny" binned exact flat frames through the tiny-circle kernel
-  // whatever the circles' size (CIRCLES_BINNED_TINY=1, binned); "" its own choices.
+  // (CIRCLES_BINNED_COMPOSE=2), "compose0" none composed, so that every exact frame of flat
+  // circles at four pixels a lane culls per row group (CIRCLES_BINNED_COMPOSE=0); "tiny" binned
+  // exact flat frames through the tiny-circle kernel whatever the circles' size
+  // (CIRCLES_BINNED_TINY=1, binned); "" its own choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -202,6 +203,14 @@ std::vector<Image> reference_frames(const std::string& scene_name, const Size& s
 // the measured worst case.
 constexpr float kFmaFlatBound = 1e-5f;
 
+// A flat frame of cuda-tile-binned against cpu-ref's: no channel over the GPU tests' tolerance,
+// and every channel within kFmaFlatBound. `what` names the frame in the messages.
+void expect_flat_matches(const Image& ref, const Image& b, const std::string& what) {
+  const Comparison c = compare_images(ref, b, 2e-3f);
+  EXPECT_EQ(c.over_tolerance, 0) << what << ": " << c.summary();
+  for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << what;
+}
+
 // The largest difference between the two images' 8-bit channels (to_byte, as PNG files get).
 int max_byte_difference(const Image& a, const Image& b) {
   EXPECT_EQ(a.width, b.width);
@@ -330,9 +339,8 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
 // from the row spacing (kSubBoxes), not View's own centres: each box must still hold every centre
 // of its rows. A frame 273 times taller than wide (15x4096: y runs to 136, where an ulp is 1.5e-5,
 // more than the culling radius's slack; 15 pixels, so that 1 / scale is not exact) with circles
-// of 2.5 pixels that reach a row group's first
-// or last row from the next group, by a distance equal to the radius to within a rounding: each
-// pixel is cpu-ref's (a circle culled from a row group it covers would leave a pixel half a blend
+// of 2.5 pixels that reach a row group's first or last row from the next group, by a distance
+// equal to the radius to within a rounding: each pixel is cpu-ref's (a circle culled from a row group it covers would leave a pixel half a blend
 // off), direct and binned, and the frame takes the four-pixel walk without runs.
 TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
   REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
@@ -366,9 +374,7 @@ TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
     EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
     Image b;
     gpu->read_image(&b);
-    const Comparison c = compare_images(ref, b, 2e-3f);
-    EXPECT_EQ(c.over_tolerance, 0) << strategy << ": " << c.summary();
-    for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << strategy << ": " << plan;
+    expect_flat_matches(ref, b, std::string(strategy) + ": " + plan);
   }
 }
 
@@ -424,11 +430,7 @@ TEST(GpuRenderer, TinyCirclesCoverExactlyCpuRefsPixels) {
       gpu->read_image(&b);
       const std::string plan = gpu->plan();
       EXPECT_NE(plan.find("tiny circles"), std::string::npos) << plan;
-      const Comparison c = compare_images(ref, b, 2e-3f);
-      EXPECT_EQ(c.over_tolerance, 0) << "tile " << tile << " " << plan << ": " << c.summary();
-      for (float m : c.max_abs) {
-        EXPECT_LE(m, kFmaFlatBound) << "tile " << tile << " " << plan;
-      }
+      expect_flat_matches(ref, b, "tile " + std::to_string(tile) + " " + plan);
       Workload work;
       ASSERT_TRUE(gpu->work(&work));
       EXPECT_GT(work.chunks, *pairs ? 2u : 0u) << plan;
@@ -626,10 +628,8 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
     EXPECT_NE(r->plan().find(c.plan), std::string::npos) << c.scene << " /" << c.tile << ": " << r->plan();
     Image b;
     r->read_image(&b);
-    const Comparison cmp =
-        compare_images(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b, 2e-3f);
-    EXPECT_EQ(cmp.over_tolerance, 0) << c.scene << " /" << c.tile << ": " << cmp.summary();
-    for (float m : cmp.max_abs) EXPECT_LE(m, kFmaFlatBound) << c.scene << " /" << c.tile;
+    expect_flat_matches(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b,
+                        c.scene + " /" + std::to_string(c.tile));
   }
 }
 
@@ -661,9 +661,7 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
       if (early) {
         EXPECT_LE(max_byte_difference(ref, b), 1) << frame << ": " << plan;
       } else {
-        const Comparison c = compare_images(ref, b, 2e-3f);
-        EXPECT_EQ(c.over_tolerance, 0) << frame << ": " << c.summary();
-        for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << frame << ": " << plan;
+        expect_flat_matches(ref, b, std::to_string(frame) + ": " + plan);
       }
     }
   }
@@ -697,9 +695,7 @@ TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
     }
     Image b;
     forced->read_image(&b);
-    const Comparison c = compare_images(ref, b, 2e-3f);
-    EXPECT_EQ(c.over_tolerance, 0) << frame << ": " << c.summary();
-    for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << frame << ": " << plan;
+    expect_flat_matches(ref, b, std::to_string(frame) + ": " + plan);
   }
 }
 
