@@ -52,10 +52,12 @@ std::vector<std::string> block_scan_notes() {
   };
 }
 
-// cuda-tile-binned's scan of the per-circle tile counts: the lab's device-wide exclusive scans
-// (32-bit), CUB's the default.
+// cuda-tile-binned's scan of the per-circle tile counts (or of binning by counting's matrix): the
+// lab's device-wide exclusive scans (32-bit). The lab's look-back scan is the default: one
+// kernel where CUB's runs two, 1-2 us less a binned frame on the H100 at these sizes (2M cells:
+// 0.013 -> 0.011-0.012 ms; docs/bench/shade5/ab_dropped.log).
 std::vector<std::string> device_scans() {
-  return {"scan-cub", "scan-lookback", "scan-warp-shuffle", "scan-blelloch-padded", "scan-blelloch-shared",
+  return {"scan-lookback", "scan-cub", "scan-warp-shuffle", "scan-blelloch-padded", "scan-blelloch-shared",
           "scan-hillis-steele", "scan-blelloch-global"};
 }
 // Their lines are the lab registry's descriptions.

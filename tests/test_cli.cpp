@@ -367,15 +367,15 @@ TEST(RendererScans, ResolvedDescribedAndRefused) {
   ASSERT_FALSE(scan.scans.empty());
   ASSERT_FALSE(binned.scans.empty());
   EXPECT_EQ(scan.scans.front(), "ballot");
-  EXPECT_EQ(binned.scans.front(), "scan-cub");
+  EXPECT_EQ(binned.scans.front(), "scan-lookback");
   EXPECT_EQ(resolve_settings(scan, {}).scan, "ballot");
-  EXPECT_EQ(resolve_settings(binned, {}).scan, "scan-cub");
-  EXPECT_EQ(resolve_settings(binned, {0, 0, "scan-lookback"}).scan, "scan-lookback");
+  EXPECT_EQ(resolve_settings(binned, {}).scan, "scan-lookback");
+  EXPECT_EQ(resolve_settings(binned, {0, 0, "scan-cub"}).scan, "scan-cub");
   EXPECT_EQ(resolve_settings(scan, {32, 0, "scan-cub"}).scan, "scan-cub");
   EXPECT_EQ(describe_settings(scan, {32, 64, "scan-warp-shuffle"}),
             "tile 32, batch 64, scan scan-warp-shuffle");
   EXPECT_EQ(describe_settings(scan, {}), "tile 16, batch 256, scan ballot");
-  EXPECT_EQ(describe_settings(binned, {}), "tile 32, scan scan-cub");
+  EXPECT_EQ(describe_settings(binned, {}), "tile 32, scan scan-lookback");
   try {
     resolve_settings(scan, {0, 0, "bogus"});
     ADD_FAILURE() << "a bogus scan was accepted";
@@ -424,7 +424,7 @@ TEST_F(CliTest, ScanFlagIsCheckedAgainstTheRenderer) {
             2);
   EXPECT_NE(err.find("renderer 'cuda-tile-scan' supports scans ballot, "), std::string::npos) << err;
   EXPECT_EQ(run({"check", "rgb", "-r", "cuda-tile-binned", "--scan", "ballot", "-s", "8x8"}, &err), 2);
-  EXPECT_NE(err.find("supports scans scan-cub, scan-lookback"), std::string::npos) << err;
+  EXPECT_NE(err.find("supports scans scan-lookback, scan-cub"), std::string::npos) << err;
   EXPECT_EQ(run({"render", "rgb", "-r", "cpu-ref", "--scan", "scan-cub", "-s", "8x8", "-o", png}, &err), 2);
   EXPECT_NE(err.find("renderer 'cpu-ref' has no scan setting"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(png));
@@ -443,7 +443,7 @@ TEST_F(CliTest, ScanFlagIsCheckedAgainstTheRenderer) {
   EXPECT_EQ(cli({"list"}), 0);
   const std::string list = ::testing::internal::GetCapturedStdout();
   EXPECT_NE(list.find("--scan ballot|scan-hillis-steele|"), std::string::npos) << list;
-  EXPECT_NE(list.find("--scan scan-cub|scan-lookback|"), std::string::npos) << list;
+  EXPECT_NE(list.find("--scan scan-lookback|scan-cub|"), std::string::npos) << list;
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"render", "--help"}), 0);
   const std::string help = ::testing::internal::GetCapturedStdout();

@@ -286,14 +286,14 @@ INSTANTIATE_TEST_SUITE_P(
 
 // cuda-tile-binned bins in chunks when a chunk's pairs exceed its budget: a budget of one pair
 // (raised to the tile count, one circle's worst case) splits rand10k and snow into many chunks,
-// in both modes, at every tile size and with one of the lab's own scans; the pictures stay
+// in both modes, at every tile size and with CUB's scan (the default is the lab's); the pictures stay
 // cpu-ref's (exact: the tolerance; early exit: one 8-bit step).
 TEST(GpuRenderer, BinnedChunksAreExact) {
   const RendererInfo& info = *find_renderer("cuda-tile-binned");
   REQUIRE_RENDERER(info);
   std::vector<RendererSettings> settings;
   for (int tile : info.tile_sizes) settings.push_back({tile, 0});
-  settings.push_back({0, 0, "scan-lookback"});
+  settings.push_back({0, 0, "scan-cub"});
   for (std::size_t k = 0, n = settings.size(); k < n; ++k) {
     RendererSettings e = settings[k];
     e.early_exit = true;
