@@ -1245,12 +1245,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
 // end; brought to L2 ahead instead, 0.106).
 constexpr int kTinyThreads = 256;
 // Where word w of pixel p's mask sits: w ^ tiny_swizzle(p), the pixel's bits above those that
-// p * kWords already spreads over the banks.
+// p * kWords already spreads over the 32 banks (the bank of p's first word, over kWords).
 template <int kWords>
 __device__ __forceinline__ int tiny_swizzle(int p) {
   static_assert(kWords >= 1 && kWords <= 32 && (kWords & (kWords - 1)) == 0, "a power of two");
-  constexpr int kShift = kWords == 1 ? 5 : kWords == 2 ? 4 : kWords == 4 ? 3 : kWords == 8 ? 2 : kWords == 16 ? 1 : 0;
-  return (p >> kShift) & (kWords - 1);
+  return static_cast<int>(static_cast<unsigned>(p) / (32u / kWords)) & (kWords - 1);
 }
 template <int TILE, bool kCount>
 __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {

@@ -6,8 +6,10 @@ walks, per group of 32 staged circles of the tile's list, the circles that touch
 per row group of 8 lanes (an 8x4 box each) instead, a warp's passes over a group are its busiest
 row group's. This counts both over a 256x256 patch of random circles at rand1M's density (one a
 pixel, radius 9.2-14.3 pixels): 'whole' the 8x16 box's visits, 'grp' the busiest 8x4 box's per
-group, 'half' per 8x8 half, 'chunk4' and 'batch' the busiest 8x4 box's over 4 and 16 groups.
-The ratios to 'whole' are what docs/BENCHMARKS.md quotes (fourth session). Needs numpy.
+group, 'half' per 8x8 half, 'chunk4', 'chunk8' and 'batch' the busiest 8x4 box's over 4, 8 and 16
+groups (chunk8: the per-row-group lists the fifth session tried), 'mean' the four row groups'
+mean (perfect balance). The ratios to 'whole' are what docs/BENCHMARKS.md quotes (fourth and
+fifth sessions). Needs numpy.
 """
 import numpy as np
 
@@ -27,7 +29,7 @@ def touch(idx, x0, y0, x1, y1):
     return dx * dx + dy * dy <= rr * rr
 
 
-tot = {"whole": 0, "grp": 0, "half": 0, "chunk4": 0, "batch": 0}
+tot = {"whole": 0, "grp": 0, "half": 0, "chunk4": 0, "chunk8": 0, "batch": 0, "mean": 0}
 for ti in range(0, W, 32):
     for tj in range(0, W, 32):
         tile = np.nonzero(touch(np.arange(n), ti + .5, tj + .5, ti + 31.5, tj + 31.5))[0]  # in order
@@ -43,7 +45,10 @@ for ti in range(0, W, 32):
                     tot["half"] += max((q[0, s] | q[1, s]).sum(), (q[2, s] | q[3, s]).sum())
                 for c in range(0, groups, 4):
                     tot["chunk4"] += q[:, slice(c * 32, (c + 4) * 32)].sum(1).max()
+                for c in range(0, groups, 8):
+                    tot["chunk8"] += q[:, slice(c * 32, (c + 8) * 32)].sum(1).max()
                 for c in range(0, groups, 16):
                     tot["batch"] += q[:, slice(c * 32, (c + 16) * 32)].sum(1).max()
+                tot["mean"] += q.sum() / 4
 print("visits:", {k: int(v) for k, v in tot.items()})
 print("against the 8x16 box:", {k: round(v / tot["whole"], 3) for k, v in tot.items()})
