@@ -555,11 +555,13 @@ __device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], uns
 // instructions an axis where clampf's comparisons take four, the same result for every finite
 // centre (a NaN one is culled either way). The warps' culling only: in the binning kernels and the
 // direct frames' tile culling the same change moved registers and made them spill (nvcc -Xptxas -v).
+// The distance fused as coverage_d2's (one instruction fewer; the culling radius's slack is many
+// ulps wide, so fused or not it never drops a circle that the pixels' test would draw).
 __device__ __forceinline__ bool warp_box_touched(float cx, float cy, float cull_rr, float x0, float y0, float x1,
                                                  float y1) {
   const float dx = cx - fminf(fmaxf(cx, x0), x1);
   const float dy = cy - fminf(fmaxf(cy, y0), y1);
-  return dx * dx + dy * dy <= cull_rr;
+  return coverage_d2(dx, dy) <= cull_rr;
 }
 
 // 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): the walk's `1u << bit` kept the
@@ -1060,7 +1062,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             const float y0 = sub_y + static_cast<float>(4 * q) * row_step;
             const float y1 = fminf(sub_y + (static_cast<float>(4 * q + 3) + 2.f / 64.f) * row_step, by1);
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
-            m_sub[q] = __ballot_sync(lab::kFullMask, test && dx2 + dy * dy <= cull_rr);
+            m_sub[q] = __ballot_sync(lab::kFullMask, test && fmaf(dy, dy, dx2) <= cull_rr);
           }
           const int q = lane >> 3;
           mask = q == 0 ? m_sub[0] : q == 1 ? m_sub[1] : q == 2 ? m_sub[2] : m_sub[3];
@@ -1102,9 +1104,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
             if (S == Shading::Flat) {
-              // cpu-ref's coverage test to the bit: dx*dx + dy*dy <= radius^2, unfused.
+              // cpu-ref's coverage test to the bit (coverage_d2: dx*dx once a lane, then one fma a
+              // pixel).
               const float dy = p.py[r] - q.y;
-              const float d2 = dx * dx + dy * dy;
+              const float d2 = coverage_d2(dx, dy);
               const bool covers = d2 <= q.z && !p.done[r];
               if (kCount) {
                 tests += p.in[r] && !p.done[r];
@@ -1345,11 +1348,10 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       if (fi0 <= fi1 && fj0 <= fj1) {
         const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
         const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
-        // One pixel centre: cpu-ref's coverage test to the bit (dx*dx + dy*dy <= radius^2,
-        // unfused); a covered one gets the circle's bit.
-        auto test = [&](int li, int lj, float px_c, float dy2) {
-          const float dx = px_c - cq.x;
-          const bool covers = dx * dx + dy2 <= rr;
+        // One pixel centre: cpu-ref's coverage test to the bit (coverage_d2(dx, dy) <= radius^2,
+        // with dx*dx given); a covered one gets the circle's bit.
+        auto test = [&](int li, int lj, float dx2, float dy) {
+          const bool covers = fmaf(dy, dy, dx2) <= rr;
           if (kCount) {
             ++tests;
             blends += covers;
@@ -1363,25 +1365,26 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
         if (i1 - i0 <= 2 && j1 - j0 <= 2) {
           // A window of at most 3x3 (every tiny circle's): its centres loaded at once and the
           // nine tests unrolled, predicated, so the warp's lanes stay together.
-          float wx[3], wy[3];
+          float wx2[3], wy[3];
 #pragma unroll
           for (int u = 0; u < 3; ++u) {
-            wx[u] = s_px[min(i0 + u, i1)];
-            wy[u] = s_py[min(j0 + u, j1)];
+            const float dx = s_px[min(i0 + u, i1)] - cq.x;
+            wx2[u] = dx * dx;
+            wy[u] = s_py[min(j0 + u, j1)] - cq.y;
           }
 #pragma unroll
           for (int r = 0; r < 3; ++r) {
-            const float dy = wy[r] - cq.y;
-            const float dy2 = dy * dy;
 #pragma unroll
             for (int u = 0; u < 3; ++u)
-              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wx[u], dy2);
+              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wx2[u], wy[r]);
           }
         } else {
           for (int lj = j0; lj <= j1; ++lj) {
             const float dy = s_py[lj] - cq.y;
-            const float dy2 = dy * dy;
-            for (int li = i0; li <= i1; ++li) test(li, lj, s_px[li], dy2);
+            for (int li = i0; li <= i1; ++li) {
+              const float dx = s_px[li] - cq.x;
+              test(li, lj, dx * dx, dy);
+            }
           }
         }
       }

@@ -37,6 +37,22 @@ void parallel_for(std::size_t n, std::size_t chunk, void (*fn)(void*, std::size_
   for (std::thread& t : pool) t.join();
 }
 
+namespace {
+
+// Blends circle c over pixels [i0, i1] of one row (centres px[i], py). Built twice, the CPU
+// picking one at load time (GCC's target_clones): with FMA instructions, where blend_circle's
+// fmaf is one instruction, and without, where it is glibc's fmaf (a call; correctly rounded
+// either way, so the picture is the same to the bit). The call made cpu-ref 40% slower.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("fma", "default")))
+#endif
+void blend_row(Shading shading, const Circle& c, const float* px, float py, Float4* row, int i0, int i1) {
+  for (int i = i0; i <= i1; ++i)
+    blend_circle(shading, px[i], py, c.x, c.y, c.z, c.radius, c.r, c.g, c.b, c.a, &row[i]);
+}
+
+}  // namespace
+
 void animate_circles(Scene* scene, std::size_t begin, std::size_t end) {
   std::vector<Circle>& cs = scene->circles;
   auto burst = [&cs](std::uint32_t k) {
@@ -137,12 +153,7 @@ class CpuRenderer : public Renderer {
   // Blends circle c over the pixels of [i0, i1] x [j0, j1] (inclusive) that it covers.
   void blend_box(const Circle& c, int i0, int i1, int j0, int j1) {
     const Shading shading = scene_.shading;
-    for (int j = j0; j <= j1; ++j) {
-      const float py = py_[j];
-      Float4* row = &image_.at(0, j);
-      for (int i = i0; i <= i1; ++i)
-        blend_circle(shading, px_[i], py, c.x, c.y, c.z, c.radius, c.r, c.g, c.b, c.a, &row[i]);
-    }
+    for (int j = j0; j <= j1; ++j) blend_row(shading, c, px_.data(), py_[j], &image_.at(0, j), i0, i1);
   }
 
   Scene scene_;

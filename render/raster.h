@@ -1,7 +1,8 @@
 // The picture's definition, shared by every renderer (CPU and CUDA compile this same code):
 // how pixels map to the unit square, when a circle covers a pixel, how it is shaded and blended.
 // Keep it free of anything but arithmetic so host and device results agree bit for bit (the
-// build turns off FMA contraction on both sides; only expf in snow shading may differ by an ulp).
+// build turns off FMA contraction on both sides, so every fused multiply-add is an explicit fmaf,
+// correctly rounded on both; only expf in snow shading may differ by an ulp).
 #pragma once
 #include <cmath>
 
@@ -71,15 +72,22 @@ CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
   *b = 1.f;  // every stop is 1
 }
 
+// The squared distance of the coverage test, one definition for every renderer: dx*dx rounded,
+// then dy*dy + dx*dx in one fused multiply-add (fmaf: correctly rounded on the host and the GPU
+// alike, so they agree to the bit). Fused, a kernel whose lane holds several pixels of one column
+// tests each in two instructions and a compare (dy, the fma) instead of three (the product and
+// the sum apart). Monotonic in |dx| and |dy|, as the box tests below need.
+CIRCLES_HD float coverage_d2(float dx, float dy) { return fmaf(dy, dy, dx * dx); }
+
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
-// (dist^2 <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
+// (coverage_d2(dx, dy) <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
 // alpha it blended with goes to *used_alpha when given (the pixel inspector).
 CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, float cy, float cz,
                              float rad, float cr, float cg, float cb, float ca, Float4* dst,
                              float* used_alpha = nullptr) {
   const float dx = px - cx;
   const float dy = py - cy;
-  const float d2 = dx * dx + dy * dy;
+  const float d2 = coverage_d2(dx, dy);
   if (d2 > rad * rad) return false;
   float r = cr, g = cg, b = cb, a = ca;
   if (shading == Shading::Snow) {
@@ -134,12 +142,13 @@ CIRCLES_HD bool circle_touches_box(float cx, float cy, float rad, float x0, floa
 
 // Whether the circle covers every pixel centre of the box [x0, x1] x [y0, y1] by blend_circle's
 // own test, so the box needs no per-pixel test: the farthest corner's distance, computed as
-// blend_circle computes every pixel's (dx = px - cx, unfused), within rr = radius * radius.
-// Rounding is monotonic, so no pixel centre inside the box comes out farther than that corner.
+// blend_circle computes every pixel's (dx = px - cx, then coverage_d2), within rr = radius *
+// radius. Rounding is monotonic, so no pixel centre inside the box comes out farther than that
+// corner.
 CIRCLES_HD bool circle_covers_box(float cx, float cy, float rr, float x0, float y0, float x1, float y1) {
   const float fx = fmaxf(fabsf(x0 - cx), fabsf(x1 - cx));
   const float fy = fmaxf(fabsf(y0 - cy), fabsf(y1 - cy));
-  return fx * fx + fy * fy <= rr;
+  return coverage_d2(fx, fy) <= rr;
 }
 
 }  // namespace circles
