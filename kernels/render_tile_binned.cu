@@ -1062,7 +1062,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             const float y0 = sub_y + static_cast<float>(4 * q) * row_step;
             const float y1 = fminf(sub_y + (static_cast<float>(4 * q + 3) + 2.f / 64.f) * row_step, by1);
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
-            m_sub[q] = __ballot_sync(lab::kFullMask, test && fmaf(dy, dy, dx2) <= cull_rr);
+            m_sub[q] = __ballot_sync(lab::kFullMask, test && coverage_d2_dx2(dx2, dy) <= cull_rr);
           }
           const int q = lane >> 3;
           mask = q == 0 ? m_sub[0] : q == 1 ? m_sub[1] : q == 2 ? m_sub[2] : m_sub[3];
@@ -1348,10 +1348,10 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       if (fi0 <= fi1 && fj0 <= fj1) {
         const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
         const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
-        // One pixel centre: cpu-ref's coverage test to the bit (coverage_d2(dx, dy) <= radius^2,
-        // with dx*dx given); a covered one gets the circle's bit.
+        // One pixel centre: cpu-ref's coverage test to the bit (coverage_d2 <= radius^2, with dx*dx
+        // given); a covered one gets the circle's bit.
         auto test = [&](int li, int lj, float dx2, float dy) {
-          const bool covers = fmaf(dy, dy, dx2) <= rr;
+          const bool covers = coverage_d2_dx2(dx2, dy) <= rr;
           if (kCount) {
             ++tests;
             blends += covers;
@@ -1365,18 +1365,18 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
         if (i1 - i0 <= 2 && j1 - j0 <= 2) {
           // A window of at most 3x3 (every tiny circle's): its centres loaded at once and the
           // nine tests unrolled, predicated, so the warp's lanes stay together.
-          float wx2[3], wy[3];
+          float wdx2[3], wdy[3];  // the window's columns' dx*dx and rows' dy
 #pragma unroll
           for (int u = 0; u < 3; ++u) {
             const float dx = s_px[min(i0 + u, i1)] - cq.x;
-            wx2[u] = dx * dx;
-            wy[u] = s_py[min(j0 + u, j1)] - cq.y;
+            wdx2[u] = dx * dx;
+            wdy[u] = s_py[min(j0 + u, j1)] - cq.y;
           }
 #pragma unroll
           for (int r = 0; r < 3; ++r) {
 #pragma unroll
             for (int u = 0; u < 3; ++u)
-              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wx2[u], wy[r]);
+              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wdx2[u], wdy[r]);
           }
         } else {
           for (int lj = j0; lj <= j1; ++lj) {

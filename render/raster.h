@@ -76,8 +76,10 @@ CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
 // then dy*dy + dx*dx in one fused multiply-add (fmaf: correctly rounded on the host and the GPU
 // alike, so they agree to the bit). Fused, a kernel whose lane holds several pixels of one column
 // tests each in two instructions and a compare (dy, the fma) instead of three (the product and
-// the sum apart). Monotonic in |dx| and |dy|, as the box tests below need.
-CIRCLES_HD float coverage_d2(float dx, float dy) { return fmaf(dy, dy, dx * dx); }
+// the sum apart). Monotonic in |dx| and |dy|, as the box tests below need. coverage_d2_dx2 takes
+// dx*dx already computed (a kernel's lane or window shares it among pixels of one column).
+CIRCLES_HD float coverage_d2_dx2(float dx2, float dy) { return fmaf(dy, dy, dx2); }
+CIRCLES_HD float coverage_d2(float dx, float dy) { return coverage_d2_dx2(dx * dx, dy); }
 
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
 // (coverage_d2(dx, dy) <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
