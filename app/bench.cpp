@@ -1,7 +1,9 @@
 // `circles bench`: every selected renderer on every selected scene, side by side in one run.
-// A frame's time is the sum of its stage times (advance + render) as the renderer measures them:
-// CUDA events around the kernels on the GPU, a steady clock on the CPU. Warm-up frames first;
-// the median of the timed frames is reported.
+// A frame's time is advance + render as the renderer measures it: on the GPU, CUDA events at the
+// frame's start and end, with none between its stages (each would delay the next kernel); on the
+// CPU, a steady clock, stage by stage. Warm-up frames first; the median of the timed frames is
+// reported. A GPU renderer's stage times come from frames of their own, timed stage by stage,
+// one after each timed frame.
 #include "app/bench.h"
 
 #include <algorithm>
@@ -149,19 +151,30 @@ int run_bench(const BenchOptions& opt) {
         if (seconds_since(p0) > opt.max_seconds / 4) break;
       }
       // Timed frames: --repeat of them, stopping when the next frame would overrun the budget
-      // (the slowest frame so far predicts it), but never below --min-repeat.
-      std::vector<double> times;
+      // (the slowest frame so far predicts it), but never below --min-repeat. Where the renderer
+      // can time a frame whole (GPU), each timed frame is followed by one timed stage by stage,
+      // for the stage medians (and their sum, staged_times).
+      const bool whole = r->time_stages(false);
+      std::vector<double> times, staged_times;
       std::map<std::string, std::vector<double>> stages;
       for (int i = 0; i < opt.repeat; ++i) {
         progress.update(pair + std::min(1.0, seconds_since(p0) / std::max(1e-9, opt.max_seconds)),
                         scene_name + " on " + rname);
         const bool enough = static_cast<int>(times.size()) >= opt.min_repeat;
-        if (enough && seconds_since(p0) + slowest > opt.max_seconds) break;
-        const auto f0 = Clock::now();
+        if (enough && seconds_since(p0) + (whole ? 2 : 1) * slowest > opt.max_seconds) break;
+        auto f0 = Clock::now();
         r->advance();
         r->render();
-        times.push_back(frame_ms(*r, &stages));
+        times.push_back(frame_ms(*r, whole ? nullptr : &stages));
         slowest = std::max(slowest, seconds_since(f0));
+        if (!whole) continue;
+        r->time_stages(true);
+        f0 = Clock::now();
+        r->advance();
+        r->render();
+        staged_times.push_back(frame_ms(*r, &stages));
+        slowest = std::max(slowest, seconds_since(f0));
+        r->time_stages(false);
       }
       // One more frame of the same state, untimed, with the renderer counting its work.
       Workload work;
@@ -183,6 +196,11 @@ int run_bench(const BenchOptions& opt) {
         std::snprintf(buf, sizeof buf, "%s%s %.3f", stage_text.empty() ? "" : ", ", stage.c_str(), median(v));
         stage_text += buf;
         stage_json[stage] = median(v);
+      }
+      if (whole && !staged_times.empty()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "; staged frames %.3f", median(staged_times));
+        stage_text += buf;
       }
       std::printf("%-14s %-20s %7zu %10.3f %10.3f %10.3f  %s\n", scene_name.c_str(), rname.c_str(),
                   times.size(), med, *std::min_element(times.begin(), times.end()),
@@ -215,6 +233,7 @@ int run_bench(const BenchOptions& opt) {
                          {"median_ms", med},
                          {"frame_ms", times},
                          {"stage_median_ms", stage_json},
+                         {"staged_frame_median_ms", whole ? nlohmann::json(median(staged_times)) : nlohmann::json()},
                          {"mode", variant.settings.early_exit ? "early-exit" : "exact"},
                          {"plan", plan},
                          {"peak_device_bytes", r->device_memory_peak()},

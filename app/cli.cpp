@@ -428,7 +428,8 @@ int run_cli(int argc, const char* const* argv) {
   BenchOptions bench_opt;
   std::string bench_size = "1024x1024";
   CLI::App* bench = app.add_subcommand(
-      "bench", "time renderers on scenes: per-frame medians (CUDA events on the GPU)");
+      "bench", "time renderers on scenes: per-frame medians (CUDA events on the GPU, each timed frame followed by one "
+               "timed stage by stage for the stage medians)");
   bench->add_option("--scenes", bench_opt.scenes, "scenes (default: every built-in)")->delimiter(',');
   bench->add_option("--renderers", bench_opt.renderers, "renderers (default: every available one)")->delimiter(',');
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();

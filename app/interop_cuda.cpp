@@ -144,7 +144,7 @@ class RegisteredInterop final : public CudaGlInterop {
     mapping.unmap();
     timer_.mark("unmap", stream);
     range.reset();
-    timer_.close();
+    timer_.close(stream);
   }
 
   std::vector<StageTiming> timings() const override { return timer_.read(false); }

@@ -179,6 +179,7 @@ void Viewer::setup() {
   fixed_w_ = cfg_.fixed_w;
   fixed_h_ = cfg_.fixed_h;
   renderer_ = make_renderer(cfg_.renderer, cfg_.settings);
+  renderer_->time_stages(true);  // the Timings panel's stages
   renderer_name_ = cfg_.renderer;
   ui_.renderer.settings = cfg_.settings;
 
@@ -254,6 +255,7 @@ void Viewer::switch_renderer(const std::string& name, const RendererSettings& se
   try {
     const RendererSettings resolved = resolve_settings(*find_renderer(name), settings);
     std::unique_ptr<Renderer> r = make_renderer(name, resolved);
+    r->time_stages(true);
     const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
     if (loaded_) {
       r->load(*scene_, render_w_, render_h_);

@@ -1,5 +1,7 @@
 #include "kernels/cuda_device.h"
 
+#include "kernels/dependent_launch.cuh"
+
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -66,6 +68,11 @@ const CudaDeviceInfo& cuda_device_info() {
     return d;
   }();
   return info;
+}
+
+bool dependent_launch_supported() {
+  const CudaDeviceInfo& d = cuda_device_info();
+  return d.available && d.compute_major >= 9;
 }
 
 }  // namespace circles

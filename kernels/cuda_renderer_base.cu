@@ -24,7 +24,7 @@ __global__ void animate_kernel(FusedStep s, int n) {
 
 }  // namespace
 
-CudaRenderer::CudaRenderer() = default;
+CudaRenderer::CudaRenderer() { timer_.set_stages(false); }
 
 void CudaRenderer::check_device_memory(const Scene& scene, int width, int height, double extra,
                                        const std::string& what, const std::string& detail,
@@ -112,7 +112,7 @@ void CudaRenderer::advance() {
     timer_.open(stream());
     stage_begin("animate");
     launch_animate(fuses_steps() ? step_frame_ : frame_);  // an earlier deferred step, done now
-    stage("animate");
+    stage("animate", true);
   }
   if (moves && fuses_steps()) {
     // The step waits for the next draw() to take it (or flush it).
@@ -149,7 +149,7 @@ void CudaRenderer::flush_step() {
   step_pending_ = false;
   stage_begin("animate");
   launch_animate(step_frame_);
-  stage("animate");
+  stage("animate", true);
 }
 
 void CudaRenderer::render() {
@@ -166,7 +166,7 @@ void CudaRenderer::render() {
     std::swap(velocity_, velocity_spare_);
     swap_after_draw_ = false;
   }
-  timer_.close();
+  timer_.close(stream());
 }
 
 namespace {

@@ -44,6 +44,7 @@
 #include "kernels/config.h"
 #include "kernels/cuda_renderer_base.cuh"
 #include "kernels/cuda_renderers.h"
+#include "kernels/dependent_launch.cuh"
 #include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_util.cuh"
 #include "kernels/tile_common.cuh"
@@ -409,6 +410,11 @@ __global__ void __launch_bounds__(kBinThreads)
   __shared__ unsigned s_keys[kCapacity];
   extern __shared__ int s_base[];  // tiles: a tile's first slot for this block, less its first rank
   const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+  // Launched dependent after the scan (kernels/dependent_launch.cuh): its offsets are read after
+  // the wait. Once every block is here, the shade's blocks may start in the room this kernel's
+  // last blocks leave (they wait for it to finish before they read the ranges and ids).
+  wait_for_prior_grid();
+  allow_dependent_launch();
   const unsigned long long total = stats->total;
   const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kCapacity);
   for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
@@ -849,6 +855,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   unsigned long long tests = 0, blends = 0;
   FullRun run;
 
+  // Launched dependent (kernels/dependent_launch.cuh): everything above overlaps the tail of the
+  // kernel before (binned: the scatter or the tile ranges). What it read from device memory, the
+  // image, transmittance and settled flags, the previous chunk's shade wrote, and that finished
+  // before this chunk's count, an ordinary launch, began. The ranges, ids and circles (which an
+  // animation kernel may just have moved) come after the wait.
+  wait_for_prior_grid();
   // The circles this tile walks: [first, end) of ids (binned) or of the circles (direct).
   unsigned first, end;
   if (a.ranges) {
@@ -1289,6 +1301,9 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       }
     }
   }
+  // Launched dependent, as shade_kernel is: the ranges and ids the scatter (or the tile ranges)
+  // wrote are read after the wait; the image above, the previous chunk's shade wrote.
+  wait_for_prior_grid();
   const uint2 range = a.ranges[tile];
   const unsigned first = range.x, end = range.y > range.x ? range.y : range.x;
   unsigned long long tests = 0, blends = 0;
@@ -1593,26 +1608,27 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   template <bool kEarly, bool kCount, int T, int R>
   void launch_shade_rows(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     constexpr int threads = T * T / R;
+    auto launch = [&](auto kernel) { launch_dependent(kernel, grid, threads, 0, stream(), circles(), f, a); };
     if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
       if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels
         if (compose_ == 2)
-          shade_kernel<Shading::Flat, T, false, false, 2, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+          launch(shade_kernel<Shading::Flat, T, false, false, 2, R, true>);
         else if (compose_ == 1)
-          shade_kernel<Shading::Flat, T, false, false, 1, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+          launch(shade_kernel<Shading::Flat, T, false, false, 1, R, true>);
         else
-          shade_kernel<Shading::Flat, T, false, false, 0, R, true><<<grid, threads, 0, stream()>>>(circles(), f, a);
+          launch(shade_kernel<Shading::Flat, T, false, false, 0, R, true>);
         return;
       }
     }
     if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
     if (shading() == Shading::Snow)
-      shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+      launch(shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R>);
     else if (compose_ == 2)
-      shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
     else if (compose_ == 1)
-      shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else
-      shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R><<<grid, threads, 0, stream()>>>(circles(), f, a);
+      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);
   }
   template <bool kEarly, bool kCount>
   void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
@@ -1628,16 +1644,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       }
       launch_shade_rows<kEarly, kCount, T, 2>(grid, f, a);
     });
-    CUDA_CHECK_LAUNCH();
   }
   void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     if (a.ranges && tiny_) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
       with_tile_size(tile_, [&](auto t) {
         constexpr int T = decltype(t)::value;
-        if (counting_) tiny_shade_kernel<T, true><<<grid, kTinyThreads, 0, stream()>>>(circles(), f, a);
-        else tiny_shade_kernel<T, false><<<grid, kTinyThreads, 0, stream()>>>(circles(), f, a);
+        if (counting_) launch_dependent(tiny_shade_kernel<T, true>, grid, kTinyThreads, 0, stream(), circles(), f, a);
+        else launch_dependent(tiny_shade_kernel<T, false>, grid, kTinyThreads, 0, stream(), circles(), f, a);
       });
-      CUDA_CHECK_LAUNCH();
       return;
     }
     if (early_) {
@@ -1765,7 +1779,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         // scatter checks the count on the device (too many pairs for the buffer, or a block's
         // for the scatter: it bins nothing), and the host reads it once, after the shade, and
         // does the chunk again the waiting way if it did not fit. No wait inside the frame.
-        stage("count");
+        stage("count", true);
         bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
         a.first = true;
         a.last = last;
@@ -1910,7 +1924,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     s.scratch = &scratch_;
     s.stream = stream();
     scan_(s);
-    stage("scan");
+    stage("scan", true);
     stage_begin("scatter");
     ranges_.reserve(tiles);
     // The smaller sort where the worst block's pairs fit it: known, or expected from the last
@@ -1920,12 +1934,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const bool few = worst ? expect <= kBinCapacityFew : forced_few_ || expect <= 0.9 * kBinCapacityFew;
     scatter_capacity_ = few ? kBinCapacityFew : kBinCapacity;
     auto scatter = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
-    scatter<<<blocks, kBinThreads, tiles * sizeof(int), stream()>>>(
-        c, lo, hi, per_block, f.view, tile_, tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled,
-        counts_.get(), matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
-    CUDA_CHECK_LAUNCH();
+    launch_dependent(scatter, blocks, kBinThreads, tiles * sizeof(int), stream(), c, lo, hi, per_block, f.view, tile_,
+                     tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled, counts_.get(),
+                     matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
     ids_sorted_ = ids_.get();
-    stage("scatter");
+    stage("scatter", true);
   }
 
   // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
@@ -1941,7 +1954,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     s.scratch = &scratch_;
     s.stream = stream();
     scan_(s);
-    stage("scan");
+    stage("scan", true);
     // Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves 6
     // bytes a pair each pass instead of 8.
     if (tiles <= 65536u) sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys16_, keys16_alt_);
@@ -1964,7 +1977,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         c, lo, hi, f.view, tile_, tiles_x, early_ && !first ? settled_.get() : nullptr, counts_.get(), offsets_.get(),
         total, in_shared, keys_buf.get(), ids_.get());
     CUDA_CHECK_LAUNCH();
-    stage("duplicate");
+    stage("duplicate", true);
     stage_begin("sort");
     cub::DoubleBuffer<Key> keys(keys_buf.get(), keys_alt_buf.get());
     cub::DoubleBuffer<unsigned> ids(ids_.get(), ids_alt_.get());
@@ -1975,7 +1988,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     temp_.reserve(sort_bytes);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(total), 0,
                                                end_bit, stream()));
-    stage("sort");
+    stage("sort", true);
     stage_begin("ranges");
     ranges_.reserve(tiles);
     CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
@@ -1984,7 +1997,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                                                                                           ranges_.get());
     CUDA_CHECK_LAUNCH();
     ids_sorted_ = ids.Current();
-    stage("ranges");
+    stage("ranges", true);
   }
 
   int shade_tile() const override { return tile_; }

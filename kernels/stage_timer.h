@@ -1,6 +1,9 @@
 // Per-stage GPU times from CUDA events, kept in a small ring of frames so that a live viewer can
 // read the newest finished frame's times without waiting (cudaEventQuery), while a benchmark can
-// wait for the last frame exactly.
+// wait for the last frame exactly. With stages off (set_stages(false)), a frame is timed whole,
+// one entry "frame", and no event goes between two stages that follow each other at once
+// (mark(..., then = true)): an event recorded between two kernels delays the second by about
+// 1.4 us on the H100 and stops it from starting early (kernels/dependent_launch.cuh).
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -14,6 +17,8 @@ namespace circles {
 
 class StageTimer {
  public:
+  // Whether the frames opened from now on are timed stage by stage (the default) or whole.
+  void set_stages(bool on) { stages_ = on; }
   // Starts a frame's slot (records its start event) unless one is already open.
   void open(cudaStream_t s) {
     if (open_) return;
@@ -21,21 +26,37 @@ class StageTimer {
     Slot& slot = slots_[current_];
     slot.names.clear();
     slot.closed = false;
+    slot.stages = stages_;
     event(slot, 0).record(s);
     open_ = true;
   }
   // Records the end of stage `name` (which began where the previous stage ended). A stage marked
   // again right after itself (advance() called many times before a render) is extended, so a
-  // slot holds at most one entry per stage run.
-  void mark(const char* name, cudaStream_t s) {
+  // slot holds at most one entry per stage run. A frame timed whole records the end of its stages
+  // as the frame's end, overwriting it, except where `then`: the caller's next stage follows at
+  // once, so this cannot be the frame's last.
+  void mark(const char* name, cudaStream_t s, bool then = false) {
     open(s);
     Slot& slot = slots_[current_];
+    if (!slot.stages) {
+      if (then) return;
+      if (slot.names.empty()) slot.names.emplace_back("frame");
+      event(slot, 1).record(s);
+      return;
+    }
     if (slot.names.empty() || slot.names.back() != name) slot.names.emplace_back(name);
     event(slot, slot.names.size()).record(s);
   }
-  void close() {
+  // Ends the frame's slot; a frame timed whole whose every stage went on into another (none
+  // recorded its end) ends here, on stream s.
+  void close(cudaStream_t s) {
     if (!open_) return;
-    slots_[current_].closed = true;
+    Slot& slot = slots_[current_];
+    if (!slot.stages && slot.names.empty()) {
+      slot.names.emplace_back("frame");
+      event(slot, 1).record(s);
+    }
+    slot.closed = true;
     open_ = false;
   }
   void reset() {
@@ -72,6 +93,7 @@ class StageTimer {
     std::vector<std::string> names;
     std::vector<std::unique_ptr<CudaEvent>> events;  // events[0] = start, events[i] = end of stage i-1
     bool closed = false;
+    bool stages = true;  // timed stage by stage, or whole
   };
   static CudaEvent& event(Slot& slot, std::size_t i) {
     while (slot.events.size() <= i) slot.events.push_back(std::make_unique<CudaEvent>());
@@ -80,6 +102,7 @@ class StageTimer {
   Slot slots_[kSlots];
   int current_ = 0;
   bool open_ = false;
+  bool stages_ = true;
 };
 
 }  // namespace circles

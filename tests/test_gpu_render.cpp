@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -924,6 +925,64 @@ TEST(GpuRenderer, ChunkedFramesTimeEveryChunk) {
   EXPECT_EQ(one, 1u);
   EXPECT_GT(many, 100u);
   EXPECT_GT(chunked, 2.0 * single) << many << " chunks";
+}
+
+// A GPU frame is timed whole by default (one entry, "frame": its kernels follow one another
+// with no event between them, the scatter and shade launched dependent) or stage by stage when
+// asked (the viewer, the benchmark's stage frames): both draw the same picture, cpu-ref's, on
+// every path (direct; binned by counting, waiting for the count and going ahead of it; sorted;
+// early exit; the tiny-circle kernel), and the stages are the frame's own. CPU renderers always
+// time their stages.
+TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  struct Case {
+    std::string scene, forced;
+    int tile;
+    bool early;
+    std::vector<std::string> stages;  // in a frame timed by stage (the second frame)
+  };
+  const std::vector<Case> cases = {
+      {"pattern", "", 32, false, {"clear+shade"}},
+      {"rand1M", "", 32, false, {"count", "scan", "scatter", "clear+shade"}},
+      {"rand1M", "sort", 16, false, {"count", "scan", "duplicate", "sort", "ranges", "clear+shade"}},
+      {"rand1M", "", 32, true, {"count", "scan", "scatter", "clear+shade"}},
+      {"micro2M", "", 32, false, {"count", "scan", "scatter", "clear+shade"}},
+  };
+  for (const Case& c : cases) {
+    const ForcedStrategy forced(c.forced);
+    const std::string what = c.scene + " /" + std::to_string(c.tile) + (c.early ? " early exit" : "");
+    const Image ref = reference_frames(c.scene, {777, 555}, {0}).front();
+    Image img[2];
+    for (int staged = 0; staged < 2; ++staged) {
+      RendererSettings s{c.tile, 0};
+      s.early_exit = c.early;
+      auto r = make_renderer("cuda-tile-binned", s);
+      EXPECT_TRUE(r->time_stages(staged == 1));
+      r->load(cached_scene(c.scene), 777, 555);
+      for (int frame = 0; frame < 2; ++frame) {  // the second goes ahead of its count where it bins by counting
+        r->render();
+        const std::vector<StageTiming> t = r->timings();
+        std::vector<std::string> names;
+        for (const StageTiming& st : t) {
+          names.push_back(st.stage);
+          EXPECT_GT(st.ms, 0.0) << what << ": " << st.stage;
+        }
+        if (staged == 0) {
+          EXPECT_EQ(names, std::vector<std::string>{"frame"}) << what;
+        } else if (frame == 1) {
+          EXPECT_EQ(names, c.stages) << what << ": " << r->plan();
+        }
+      }
+      r->read_image(&img[staged]);
+      if (c.early) EXPECT_LE(max_byte_difference(ref, img[staged]), 1) << what;
+      else expect_flat_matches(ref, img[staged], what + (staged ? " by stage" : " whole"));
+    }
+    ASSERT_EQ(img[0].pixels.size(), img[1].pixels.size());
+    EXPECT_EQ(0, std::memcmp(img[0].pixels.data(), img[1].pixels.data(), img[0].pixels.size() * sizeof(Float4)))
+        << what;
+  }
+  auto cpu = make_renderer("cpu-mt");
+  EXPECT_FALSE(cpu->time_stages(false));
 }
 
 // No circles at all: the clear alone, at a size smaller than one tile in y.
