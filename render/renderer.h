@@ -67,9 +67,10 @@ class Renderer {
   // which may be a few frames old, or nothing yet (a live viewer).
   virtual std::vector<StageTiming> timings(bool wait = true) const = 0;
   // time_stages(false): from the next frame on, timings() gives the whole frame only, one entry
-  // "frame", measured without the events between stages (GPU renderers: each event recorded
-  // between two kernels delays the second by about 1.4 us on the H100 and stops it from starting
-  // early, docs/BENCHMARKS.md). True where the renderer can; the default times stages always.
+  // "frame", measured without the events between stages (each event recorded between two
+  // kernels delays the second by about 1.4 us on the H100 and stops it from starting early,
+  // docs/BENCHMARKS.md); time_stages(true): stage by stage. GPU renderers time frames whole until
+  // asked for stages and return true; the others always time their stages and return false.
   virtual bool time_stages(bool /*on*/) { return false; }
   // GPU renderers: the device image (float4 RGBA, width * height, row 0 = bottom) and the
   // cudaStream_t it is written on, for presenting without a copy to the host. CPU: nullptr.
