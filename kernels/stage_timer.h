@@ -39,9 +39,7 @@ class StageTimer {
     open(s);
     Slot& slot = slots_[current_];
     if (!slot.stages) {
-      if (then) return;
-      if (slot.names.empty()) slot.names.emplace_back("frame");
-      event(slot, 1).record(s);
+      if (!then) end_whole(slot, s);
       return;
     }
     if (slot.names.empty() || slot.names.back() != name) slot.names.emplace_back(name);
@@ -52,10 +50,7 @@ class StageTimer {
   void close(cudaStream_t s) {
     if (!open_) return;
     Slot& slot = slots_[current_];
-    if (!slot.stages && slot.names.empty()) {
-      slot.names.emplace_back("frame");
-      event(slot, 1).record(s);
-    }
+    if (!slot.stages && slot.names.empty()) end_whole(slot, s);
     slot.closed = true;
     open_ = false;
   }
@@ -95,6 +90,11 @@ class StageTimer {
     bool closed = false;
     bool stages = true;  // timed stage by stage, or whole
   };
+  // A frame timed whole: its one entry, "frame", ends here (again, if a later stage ends it).
+  static void end_whole(Slot& slot, cudaStream_t s) {
+    if (slot.names.empty()) slot.names.emplace_back("frame");
+    event(slot, 1).record(s);
+  }
   static CudaEvent& event(Slot& slot, std::size_t i) {
     while (slot.events.size() <= i) slot.events.push_back(std::make_unique<CudaEvent>());
     return *slot.events[i];
