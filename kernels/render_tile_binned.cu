@@ -706,7 +706,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
   constexpr bool kFoldRuns = kCompose && kEarly;
   // Exact frames of flat circles at four pixels a lane that compose no runs (median radius under
-  // 16 pixels: rand1M, stress10M at 1024x1024): each row group of 8 lanes culls the group's circles
+  // 16 pixels, under one tile where binned: rand1M, stress10M at 1024x1024 and 3840x2160): each row group of 8 lanes culls the group's circles
   // against its own 8x4 pixels, not the warp's 8x16, and walks only those (a lane's mask is its row
   // group's; a warp's passes over a group are its busiest row group's). rand1M's circles touch 22%
   // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
@@ -1562,10 +1562,18 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // binned: 0.652 -> 0.623-0.632 ms; since exact mode stopped folding box runs, direct rand10k
     // at that radius too: 0.092-0.093 -> 0.089), two in early exit's direct frames (whose kernels
     // still fold, and spill more with tile runs).
+    // Box runs from a radius of 16 pixels, except in binned exact frames of flat circles at four
+    // pixels a lane: there a frame without runs walks per row group of 8 lanes (shade_kernel's
+    // kSubBoxes), whose smaller boxes pay better up to a radius of one tile (H100, 1024x1024,
+    // random circles 320 deep, box runs against row groups: radius 16 pixels 0.343 -> 0.308 ms,
+    // 20 0.295 -> 0.275, 24 0.265 -> 0.254, 32 0.228 -> 0.229, 40 0.202 -> 0.211; stress10M at
+    // 3840x2160, radius 25: 12.25 -> 11.75; docs/bench/shade8).
     const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
+    const bool row_groups = direct_four_rows() && scene.shading == Shading::Flat;
+    const int binned_box = row_groups && median_radius_px_ < static_cast<float>(tile_) ? 0 : box;
     const float direct_runs = early_ ? 2.f : kBinnedTileRunsRadius;
     compose_direct_ = median_radius_px_ >= direct_runs * static_cast<float>(tile_) ? 2 : box;
-    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : box;
+    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : binned_box;
     if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
     chunk_ = static_cast<int>(n);
     // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
@@ -1923,6 +1931,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     s.type = lab::Elem::i32;
     s.scratch = &scratch_;
     s.stream = stream();
+    s.dependent = true;  // the count before it wrote its input (the look-back scan overlaps its tail)
     scan_(s);
     stage("scan", true);
     stage_begin("scatter");
@@ -1953,6 +1962,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     s.type = lab::Elem::i32;
     s.scratch = &scratch_;
     s.stream = stream();
+    s.dependent = true;  // the count before it wrote its input (the look-back scan overlaps its tail)
     scan_(s);
     stage("scan", true);
     // Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves 6

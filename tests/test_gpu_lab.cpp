@@ -7,10 +7,14 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <random>
+#include <vector>
 
 #include "app/lab_registry.h"
 #include "app/registry.h"
+#include "kernels/cuda_raii.h"
 #include "kernels/lab/frame_stats.h"
+#include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_run.h"
 #include "render/builtin_scenes.h"
 #include "render/raster.h"
@@ -233,6 +237,93 @@ TEST(LabOnTheFrame, EveryTransposeMirrorsTheFrameExactly) {
     }
     EXPECT_GE(variants, 6);
   }
+}
+
+// The look-back kernels leave their status words and tile counter for the next launch instead of
+// clearing them (Scratch::lookback: each launch tags its words with its own epoch): one Scratch
+// through the look-back scan (launched ordinarily and dependent), compaction and segmented scan,
+// at sizes that shrink and grow, and across the epoch's wrap, each result against the CPU.
+TEST(LabLookback, StatusWordsCarryOverLaunchesAndTheEpochWrap) {
+  const std::string why = lab_unavailable_reason();
+  if (!why.empty()) {
+    if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but the lab cannot run: " << why;
+    GTEST_SKIP() << why;
+  }
+  Scratch scratch;
+  CudaStream stream;
+  std::mt19937 rng(7);
+  const std::size_t sizes[] = {(std::size_t{1} << 20) + 7, 33, 5000, (std::size_t{1} << 21) + 1, 1, 4097};
+  int launches = 0;
+  for (int round = 0; round < 3; ++round) {
+    // The last round starts two launches short of the wrap: it clears the words once, mid-round.
+    if (round == 2) scratch.set_lookback_epoch(Scratch::kMaxEpoch - 2);
+    for (std::size_t n : sizes) {
+      std::vector<int> in(n), flags(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        in[i] = static_cast<int>(rng() % 4);
+        flags[i] = rng() % 5 == 0;
+      }
+      DeviceBuffer<int> d_in, d_flags, d_out, d_count;
+      d_in.upload(in.data(), n, stream.get());
+      d_flags.upload(flags.data(), n, stream.get());
+      d_out.reserve(n);
+      d_count.reserve(1);
+      LaunchArgs a;
+      a.in = d_in.get();
+      a.out = d_out.get();
+      a.count = d_count.get();
+      a.shape.n = n;
+      a.type = Elem::i32;
+      a.scratch = &scratch;
+      a.stream = stream.get();
+      std::vector<int> got(n), want(n);
+      int count = -1;
+      auto read = [&] {
+        CUDA_CHECK(cudaMemcpyAsync(got.data(), d_out.get(), n * sizeof(int), cudaMemcpyDeviceToHost, stream.get()));
+        CUDA_CHECK(cudaMemcpyAsync(&count, d_count.get(), sizeof(int), cudaMemcpyDeviceToHost, stream.get()));
+        CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      };
+      const std::string at = "round " + std::to_string(round) + ", n " + std::to_string(n) + ", epoch " +
+                             std::to_string(scratch.lookback_epoch());
+      // The exclusive scan, dependent on the flags' upload in odd rounds (an ordinary launch then,
+      // as after a copy: the flag only asks).
+      a.dependent = round % 2 == 1;
+      scan_lookback(a);
+      ++launches;
+      a.dependent = false;
+      read();
+      int run = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        want[i] = run;
+        run += in[i];
+      }
+      EXPECT_EQ(got, want) << "scan, " << at;
+      // Compaction: the positive elements, in order, and their count.
+      compact_scan(a);
+      ++launches;
+      read();
+      std::vector<int> kept;
+      for (int x : in)
+        if (x > 0) kept.push_back(x);
+      ASSERT_EQ(count, static_cast<int>(kept.size())) << "compact, " << at;
+      EXPECT_TRUE(std::equal(kept.begin(), kept.end(), got.begin())) << "compact, " << at;
+      // The segmented scan: the sum since the segment's head (0 at a head).
+      a.flags = d_flags.get();
+      segmented_scan(a);
+      ++launches;
+      read();
+      run = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (flags[i]) run = 0;
+        want[i] = run;
+        run += in[i];
+      }
+      EXPECT_EQ(got, want) << "segmented scan, " << at;
+    }
+  }
+  // The wrap happened: the last round's launches went past kMaxEpoch and began again at 1.
+  EXPECT_EQ(launches, 3 * 6 * 3);
+  EXPECT_EQ(scratch.lookback_epoch(), 6u * 3 - 2);
 }
 
 }  // namespace

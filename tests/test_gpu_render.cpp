@@ -55,8 +55,10 @@ struct Variant {
   // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
   // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
   // "compose2" runs of circles covering a tile or a warp box composed whatever the circles' size
-  // (CIRCLES_BINNED_COMPOSE=2), "compose0" none composed, so that every exact frame of flat
-  // circles at four pixels a lane culls per row group (CIRCLES_BINNED_COMPOSE=0); "tiny" binned
+  // (CIRCLES_BINNED_COMPOSE=2), "compose1" runs covering a warp box only (binned exact frames
+  // take them from a radius of one tile, 32 pixels, so no built-in scene does), "compose0" none
+  // composed, so that every exact frame of flat circles at four pixels a lane culls per row group
+  // (CIRCLES_BINNED_COMPOSE=0); "tiny" binned
   // exact flat frames through the tiny-circle kernel whatever the circles' size
   // (CIRCLES_BINNED_TINY=1, binned); "" its own choices.
   std::string strategy{};
@@ -73,7 +75,7 @@ struct Variant {
 
 // Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
 // "early-force", CIRCLES_BINNED_BINNING or CIRCLES_BINNED_BLOCK and binning for "sort" and
-// "block1024", CIRCLES_BINNED_COMPOSE for "compose2" and "compose0", CIRCLES_BINNED_TINY and
+// "block1024", CIRCLES_BINNED_COMPOSE for "compose2", "compose1" and "compose0", CIRCLES_BINNED_TINY and
 // binning for "tiny")
 // for the renderers made in its scope ("" leaves them all unset).
 struct ForcedStrategy {
@@ -83,10 +85,12 @@ struct ForcedStrategy {
     else if (s == "sort") ::setenv("CIRCLES_BINNED_BINNING", "sort", 1);
     else if (s == "block1024") ::setenv("CIRCLES_BINNED_BLOCK", "1024", 1);
     else if (s == "compose2") ::setenv("CIRCLES_BINNED_COMPOSE", "2", 1);
+    else if (s == "compose1") ::setenv("CIRCLES_BINNED_COMPOSE", "1", 1);
     else if (s == "compose0") ::setenv("CIRCLES_BINNED_COMPOSE", "0", 1);
     else if (s == "tiny") ::setenv("CIRCLES_BINNED_TINY", "1", 1);
     if (s == "sort" || s == "block1024" || s == "tiny") ::setenv("CIRCLES_BINNED_STRATEGY", "binned", 1);
-    else if (!s.empty() && s != "rows2" && s != "early-force" && s != "compose2" && s != "compose0")
+    else if (!s.empty() && s != "rows2" && s != "early-force" && s != "compose2" && s != "compose1" &&
+             s != "compose0")
       ::setenv("CIRCLES_BINNED_STRATEGY", s.c_str(), 1);
   }
   ~ForcedStrategy() {
@@ -134,6 +138,8 @@ std::vector<Variant> gpu_variants() {
         // each warp) on every flat scene, small circles and all, direct or binned as each
         // scene's choice goes.
         out.push_back({r.name, s, false, false, "compose2"});
+        // Box runs alone (blended untested in exact mode, folded in early exit).
+        out.push_back({r.name, s, false, false, "compose1"});
         // And none: exact frames of flat circles at four pixels a lane then cull and walk per row
         // group of 8 lanes (kSubBoxes), big circles and all.
         out.push_back({r.name, s, false, false, "compose0"});

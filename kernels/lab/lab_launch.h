@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "kernels/cuda_check.h"
 #include "kernels/cuda_raii.h"
 #include "kernels/lab/lab.h"
 
@@ -27,8 +28,33 @@ class Scratch {
     return static_cast<T*>(get(count * sizeof(T), slot));
   }
 
+  // The look-back kernels' words (scan.cu: a tile counter, then a status word a tile), kept apart
+  // from the slots and tagged by launch: each launch takes the next epoch, writes it into every
+  // status word it publishes and reads words of any other epoch as empty, and its last tile's
+  // block puts the counter back to 0. So no launch clears what the one before left (a memset, a
+  // stream boundary of its own, would sit between the look-back and the kernel before it); the
+  // words are cleared, on `stream`, only when they grow and when the epoch would pass kMaxEpoch.
+  static constexpr unsigned kMaxEpoch = (1u << 24) - 1;  // the status word's top 24 bits
+  struct Lookback {
+    unsigned long long* words;
+    unsigned epoch;  // 1 .. kMaxEpoch
+  };
+  Lookback lookback(std::size_t words, cudaStream_t stream) {
+    if (words > lookback_.size() || epoch_ >= kMaxEpoch) {
+      lookback_.reserve(words);
+      CUDA_CHECK(cudaMemsetAsync(lookback_.get(), 0, lookback_.size() * sizeof(unsigned long long), stream));
+      epoch_ = 0;
+    }
+    return {lookback_.get(), ++epoch_};
+  }
+  // The epoch the next look-back launch follows (tests: to run one across the wrap).
+  unsigned lookback_epoch() const { return epoch_; }
+  void set_lookback_epoch(unsigned e) { epoch_ = e; }
+
  private:
   DeviceBuffer<unsigned char> buf_[kSlots];
+  DeviceBuffer<unsigned long long> lookback_;
+  unsigned epoch_ = 0;
 };
 
 struct LaunchArgs {
@@ -41,6 +67,11 @@ struct LaunchArgs {
   int param = 0;                // the variant's knob value (block size, stride or radius)
   Scratch* scratch = nullptr;
   cudaStream_t stream = nullptr;
+  // Launch programmatically dependent on the kernel before it in `stream` (kernels/
+  // dependent_launch.cuh): its blocks may start while that one finishes and wait for it before
+  // reading anything. Only scan-lookback's launcher takes it (the renderer's binning sets it);
+  // the other variants launch as usual.
+  bool dependent = false;
 };
 
 // --- reduce.cu (task reduce_sum; i32 and f32) ---

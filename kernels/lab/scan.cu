@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "kernels/cuda_check.h"
+#include "kernels/dependent_launch.cuh"
 #include "kernels/lab/block_scan.cuh"
 #include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_util.cuh"
@@ -406,9 +407,11 @@ void launch_warp_shuffle(const T* in, T* out, T* block_sums, std::size_t n, unsi
 // ---------------------------------------------------------------------------------------------
 // Rung 6: decoupled look-back. Each tile has a 64-bit status word: the high half holds the
 // status (0 = nothing yet, 1 = the tile's own aggregate, 2 = the inclusive prefix through this
-// tile; for SegPair also the segment flag in bit 2), the low half the value's 32 bits. One word,
-// so status and value are published and read together by single relaxed 64-bit accesses; nothing
-// else in memory depends on them, so no fences are needed.
+// tile; for SegPair also the segment flag in bit 2) and, in its top 24 bits, the launch's epoch
+// (Scratch::lookback: a word of another epoch, left by an earlier launch, reads as nothing yet,
+// so no launch clears the words first), the low half the value's 32 bits. One word, so status and
+// value are published and read together by single relaxed 64-bit accesses; nothing else in
+// memory depends on them, so no fences are needed.
 
 constexpr unsigned kStatusInvalid = 0, kStatusAggregate = 1, kStatusPrefix = 2;
 constexpr unsigned kSpinNs = 100;  // back-off between polls of a window with empty tiles
@@ -423,6 +426,7 @@ __device__ __forceinline__ void store_relaxed(Word* p, Word w) {
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
 }
 
+constexpr int kEpochShift = 40;  // the epoch's place in a status word (its top 24 bits)
 template <class V>
 struct StatusWord {
   static __device__ __forceinline__ Word pack(unsigned status, V v) {
@@ -439,31 +443,37 @@ struct StatusWord<SegPair<T>> {
     return SegPair<T>{static_cast<int>((w >> 34) & 1), from_bits<T>(static_cast<unsigned>(w))};
   }
 };
-__device__ __forceinline__ unsigned status_of(Word w) { return static_cast<unsigned>(w >> 32) & 3u; }
+__device__ __forceinline__ Word with_epoch(Word w, unsigned epoch) {
+  return w | (static_cast<Word>(epoch) << kEpochShift);
+}
+// A word's status in this launch: nothing yet where an earlier launch (another epoch) wrote it.
+__device__ __forceinline__ unsigned status_of(Word w, unsigned epoch) {
+  return static_cast<unsigned>(w >> kEpochShift) == epoch ? static_cast<unsigned>(w >> 32) & 3u : kStatusInvalid;
+}
 
 // Run by all 32 lanes of one warp: publishes the tile's aggregate, then walks back over its
 // predecessors 32 at a time (lane l reads tile end-32+l), waiting until none of the window is
 // still empty, and folds the window's values from the nearest inclusive prefix on; stops at the
 // first window holding one. Publishes the tile's inclusive prefix and returns its exclusive one.
 template <class V, class Op>
-__device__ V lookback_exclusive_prefix(Word* status, unsigned tile, V aggregate, Op op, int lane) {
+__device__ V lookback_exclusive_prefix(Word* status, unsigned epoch, unsigned tile, V aggregate, Op op, int lane) {
   using SW = StatusWord<V>;
   if (tile == 0) {
-    if (lane == 0) store_relaxed(&status[0], SW::pack(kStatusPrefix, aggregate));
+    if (lane == 0) store_relaxed(&status[0], with_epoch(SW::pack(kStatusPrefix, aggregate), epoch));
     return V{};
   }
-  if (lane == 0) store_relaxed(&status[tile], SW::pack(kStatusAggregate, aggregate));
+  if (lane == 0) store_relaxed(&status[tile], with_epoch(SW::pack(kStatusAggregate, aggregate), epoch));
   V prefix{};
   long long end = tile;  // the window is tiles [end - 32, end)
   for (;;) {
     const long long idx = end - 32 + lane;
     Word w;
     for (;;) {
-      w = idx >= 0 ? load_relaxed(&status[idx]) : SW::pack(kStatusPrefix, V{});
-      if (!__any_sync(kFullMask, status_of(w) == kStatusInvalid)) break;
+      w = idx >= 0 ? load_relaxed(&status[idx]) : with_epoch(SW::pack(kStatusPrefix, V{}), epoch);
+      if (!__any_sync(kFullMask, status_of(w, epoch) == kStatusInvalid)) break;
       __nanosleep(kSpinNs);  // let the predecessors' stores through instead of hammering L2
     }
-    const unsigned prefixes = __ballot_sync(kFullMask, status_of(w) == kStatusPrefix);
+    const unsigned prefixes = __ballot_sync(kFullMask, status_of(w, epoch) == kStatusPrefix);
     const int from = prefixes ? 31 - __clz(static_cast<int>(prefixes)) : 0;
     V v = lane >= from ? SW::value(w) : V{};
     // Ordered fold of the window (lane order is tile order): inclusive scan, take lane 31.
@@ -476,29 +486,45 @@ __device__ V lookback_exclusive_prefix(Word* status, unsigned tile, V aggregate,
     if (prefixes) break;
     end -= 32;
   }
-  if (lane == 0) store_relaxed(&status[tile], SW::pack(kStatusPrefix, op(prefix, aggregate)));
+  if (lane == 0) store_relaxed(&status[tile], with_epoch(SW::pack(kStatusPrefix, op(prefix, aggregate)), epoch));
   return prefix;
 }
 
 // The tile this block works on, in the order blocks start (so every tile it may wait for has a
-// running block), and the shared words the look-back kernels use.
+// running block), and the shared words the look-back kernels use. The block that takes the last
+// tile puts the counter back to 0 for the next launch: every block of this one has taken its tile
+// by then.
 __device__ __forceinline__ unsigned take_tile(unsigned* counter, unsigned* s_tile) {
-  if (threadIdx.x == 0) *s_tile = atomicAdd(counter, 1u);
+  if (threadIdx.x == 0) {
+    const unsigned t = atomicAdd(counter, 1u);
+    if (t == gridDim.x - 1) atomicExch(counter, 0u);
+    *s_tile = t;
+  }
   __syncthreads();
   return *s_tile;
 }
 
+// A look-back launch's words (Scratch::lookback): the tile counter, a status word a tile, and
+// the launch's epoch.
+struct LookbackState {
+  Word* status;
+  unsigned* counter;
+  unsigned epoch;
+};
+
 // Single-pass scan, decoupled look-back: tiles in counter order, warp 0 folds predecessors' published sums; 1 read + 1 write.
+// Launched dependent (LaunchArgs::dependent), it waits for the kernel before it first, and lets
+// the next start once its own prefix is published.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    scan_lookback_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, Word* status,
-                         unsigned* counter) {
+    scan_lookback_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, LookbackState st) {
   __shared__ T s_slots[kWarps][kWarpSlots];
   __shared__ T s_warp[kWarps];
   __shared__ T s_prefix;
   __shared__ unsigned s_tile;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned tile = take_tile(counter, &s_tile);
+  wait_for_prior_grid();
+  const unsigned tile = take_tile(st.counter, &s_tile);
   const std::size_t base = static_cast<std::size_t>(tile) * kTile;
   const int valid = tile_valid(n, base);
   const int warp_valid = valid - warp * 32 * kItems;  // may be <= 0 in the last tile
@@ -508,10 +534,11 @@ __global__ void __launch_bounds__(kThreads)
   T total;
   const T excl = block_exclusive_scan<kWarps>(thread_reduce(x), s_warp, total, SumOp{});
   if (warp == 0) {
-    const T p = lookback_exclusive_prefix(status, tile, total, SumOp{}, lane);
+    const T p = lookback_exclusive_prefix(st.status, st.epoch, tile, total, SumOp{}, lane);
     if (lane == 0) s_prefix = p;
   }
   __syncthreads();
+  allow_dependent_launch();
   T run = add(s_prefix, excl);
 #pragma unroll
   for (int k = 0; k < kItems; ++k) {
@@ -522,24 +549,25 @@ __global__ void __launch_bounds__(kThreads)
   store_blocked(out + warp_base, warp_valid, x, s_slots[warp], lane);
 }
 
-// Status words (one per tile) plus the tile counter, zeroed on the stream.
-struct LookbackState {
-  Word* status;
-  unsigned* counter;
-};
+// The counter (word 0) and the status words (one per tile) for a launch over `tiles` tiles.
 LookbackState lookback_state(const LaunchArgs& a, std::size_t tiles) {
-  Word* status = a.scratch->get_as<Word>(tiles + 1, 0);
-  CUDA_CHECK(cudaMemsetAsync(status, 0, (tiles + 1) * sizeof(Word), a.stream));
-  return {status, reinterpret_cast<unsigned*>(status + tiles)};
+  const Scratch::Lookback lb = a.scratch->lookback(tiles + 1, a.stream);
+  static_assert(Scratch::kMaxEpoch < (1u << (64 - kEpochShift)), "the epoch fits the status word");
+  return {lb.words + 1, reinterpret_cast<unsigned*>(lb.words), lb.epoch};
 }
 
 template <class T>
 void lookback_scan(const LaunchArgs& a) {
   const std::size_t n = a.shape.n, tiles = ceil_div(n, kTile);
   const LookbackState st = lookback_state(a, tiles);
-  scan_lookback_kernel<T><<<static_cast<unsigned>(tiles), kThreads, 0, a.stream>>>(
-      static_cast<const T*>(a.in), static_cast<T*>(a.out), n, st.status, st.counter);
-  CUDA_CHECK_LAUNCH();
+  if (a.dependent) {
+    launch_dependent(scan_lookback_kernel<T>, dim3(static_cast<unsigned>(tiles)), dim3(kThreads), 0, a.stream,
+                     static_cast<const T*>(a.in), static_cast<T*>(a.out), n, st);
+  } else {
+    scan_lookback_kernel<T><<<static_cast<unsigned>(tiles), kThreads, 0, a.stream>>>(
+        static_cast<const T*>(a.in), static_cast<T*>(a.out), n, st);
+    CUDA_CHECK_LAUNCH();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,13 +577,13 @@ void lookback_scan(const LaunchArgs& a) {
 template <bool kRepeats>
 __global__ void __launch_bounds__(kThreads, kSelectBlocksPerSm)  // full occupancy: 32 registers on sm_90
     select_lookback_kernel(const int* __restrict__ in, int* __restrict__ out, int* __restrict__ count,
-                           std::size_t n, unsigned tiles, Word* status, unsigned* counter) {
+                           std::size_t n, unsigned tiles, LookbackState st) {
   __shared__ int s_slots[kWarps * kWarpSlots];  // the load exchange, then the packed survivors
   __shared__ int s_warp[kWarps];
   __shared__ int s_prefix;
   __shared__ unsigned s_tile;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned tile = take_tile(counter, &s_tile);
+  const unsigned tile = take_tile(st.counter, &s_tile);
   const std::size_t base = static_cast<std::size_t>(tile) * kTile;
   const int valid = tile_valid(n, base);
   int x[kItems];
@@ -581,7 +609,7 @@ __global__ void __launch_bounds__(kThreads, kSelectBlocksPerSm)  // full occupan
   int tile_count;
   int pos = block_exclusive_scan<kWarps>(c, s_warp, tile_count, SumOp{});
   if (warp == 0) {
-    const int p = lookback_exclusive_prefix(status, tile, tile_count, SumOp{}, lane);
+    const int p = lookback_exclusive_prefix(st.status, st.epoch, tile, tile_count, SumOp{}, lane);
     if (lane == 0) s_prefix = p;
   }
   // Every warp is past its load exchange (the scan's barrier), so the slots can take survivors.
@@ -599,8 +627,7 @@ void select_lookback(const LaunchArgs& a) {
   const std::size_t n = a.shape.n, tiles = ceil_div(n, kTile);
   const LookbackState st = lookback_state(a, tiles);
   select_lookback_kernel<kRepeats><<<static_cast<unsigned>(tiles), kThreads, 0, a.stream>>>(
-      static_cast<const int*>(a.in), static_cast<int*>(a.out), a.count, n, static_cast<unsigned>(tiles),
-      st.status, st.counter);
+      static_cast<const int*>(a.in), static_cast<int*>(a.out), a.count, n, static_cast<unsigned>(tiles), st);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -611,7 +638,7 @@ void select_lookback(const LaunchArgs& a) {
 template <class T>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm < 5 ? kBlocksPerSm : 5)  // 48 registers, no spills
     segmented_scan_lookback_kernel(const T* __restrict__ in, const int* __restrict__ flags, T* __restrict__ out,
-                                   std::size_t n, Word* status, unsigned* counter) {
+                                   std::size_t n, LookbackState st) {
   using P = SegPair<T>;
   __shared__ T s_slots[kWarps][kWarpSlots];
   __shared__ int s_flag_slots[kWarps][kWarpSlots];
@@ -619,7 +646,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm < 5 ? kBlocksPerSm : 5)
   __shared__ P s_prefix;
   __shared__ unsigned s_tile;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned tile = take_tile(counter, &s_tile);
+  const unsigned tile = take_tile(st.counter, &s_tile);
   const std::size_t base = static_cast<std::size_t>(tile) * kTile;
   const int valid = tile_valid(n, base);
   const int warp_valid = valid - warp * 32 * kItems;  // may be <= 0 in the last tile
@@ -639,7 +666,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm < 5 ? kBlocksPerSm : 5)
   P total;
   const P excl = block_exclusive_scan<kWarps>(agg, s_warp, total, SegOp{});
   if (warp == 0) {
-    const P p = lookback_exclusive_prefix(status, tile, total, SegOp{}, lane);
+    const P p = lookback_exclusive_prefix(st.status, st.epoch, tile, total, SegOp{}, lane);
     if (lane == 0) s_prefix = p;
   }
   __syncthreads();
@@ -658,7 +685,7 @@ void segmented_lookback(const LaunchArgs& a) {
   const std::size_t n = a.shape.n, tiles = ceil_div(n, kTile);
   const LookbackState st = lookback_state(a, tiles);
   segmented_scan_lookback_kernel<T><<<static_cast<unsigned>(tiles), kThreads, 0, a.stream>>>(
-      static_cast<const T*>(a.in), a.flags, static_cast<T*>(a.out), n, st.status, st.counter);
+      static_cast<const T*>(a.in), a.flags, static_cast<T*>(a.out), n, st);
   CUDA_CHECK_LAUNCH();
 }
 
