@@ -134,7 +134,7 @@ micro2M_tiny micro2M 1024x1024 ^tiny_shade_kernel"}
       echo "== compute-sanitizer on every lab variant (small awkward sizes; every knob value)"
       : > "$OUT/lab_sanitizer.log"
       for tool in memcheck racecheck synccheck; do
-        for fam in reduce scan transpose banks conv; do
+        for fam in ${LAB_SANITIZE_FAMILIES:-reduce scan transpose banks conv}; do  # (a subset: LAB_SANITIZE_FAMILIES)
           case "$fam" in
             transpose) size="33x31,257x129" ;;
             banks) size="300" ;;
