@@ -706,9 +706,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
   constexpr bool kFoldRuns = kCompose && kEarly;
   // Exact frames of flat circles at four pixels a lane that compose no runs (median radius under
-  // 16 pixels, under one tile where binned: rand1M, stress10M at 1024x1024 and 3840x2160): each row group of 8 lanes culls the group's circles
-  // against its own 8x4 pixels, not the warp's 8x16, and walks only those (a lane's mask is its row
-  // group's; a warp's passes over a group are its busiest row group's). rand1M's circles touch 22%
+  // 16 pixels, under one tile where binned: rand1M, stress10M at 1024x1024 and 3840x2160): each
+  // row group of 8 lanes culls the group's circles against its own 8x4 pixels, not the warp's
+  // 8x16, and walks only those (a lane's mask is its row group's; a warp's passes over a group
+  // are its busiest row group's). rand1M's circles touch 22%
   // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
   // instructions each either way). The four culling tests share the x part and take the boxes'
   // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
@@ -1566,8 +1567,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // pixels a lane: there a frame without runs walks per row group of 8 lanes (shade_kernel's
     // kSubBoxes), whose smaller boxes pay better up to a radius of one tile (H100, 1024x1024,
     // random circles 320 deep, box runs against row groups: radius 16 pixels 0.343 -> 0.308 ms,
-    // 20 0.295 -> 0.275, 24 0.265 -> 0.254, 32 0.228 -> 0.229, 40 0.202 -> 0.211; stress10M at
-    // 3840x2160, radius 25: 12.25 -> 11.75; docs/bench/shade8).
+    // 24 0.264-0.267 -> 0.254, 32 0.227-0.229 -> 0.228-0.230, 40 0.202-0.203 -> 0.210-0.212;
+    // stress10M at 3840x2160, radius 25: 12.25-12.27 -> 11.74-11.76; docs/bench/shade8).
     const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
     const bool row_groups = direct_four_rows() && scene.shading == Shading::Flat;
     const int binned_box = row_groups && median_radius_px_ < static_cast<float>(tile_) ? 0 : box;
