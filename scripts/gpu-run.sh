@@ -15,11 +15,14 @@
 # (if the EGL vendor file is missing there, also export
 #  __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json).
 # Keep the whole run under the 10-minute limit of one call: `tests sanitize viewer` in one call and
-# `bench` in another. Copy the logs you report into docs/bench/.
+# `bench` in another. Copy the logs you report into docs/bench/. A device call brings back at most
+# 8 files from $OUT (the viewer step alone writes 9): with GPU_RUN_PACK=1 the run ends by packing
+# the files it wrote into $OUT/gpu-run.tar.gz (read them with tar -xzf).
 set -uo pipefail
 BIN=$(realpath "${BIN:-.device/bin}")
 OUT=${OUT:-/tmp/circles-gpu-out}
 mkdir -p "$OUT"
+stamp=$(mktemp)  # what this run writes under $OUT is newer (GPU_RUN_PACK)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench viewer)
 status=0
@@ -303,4 +306,10 @@ micro2M_tiny micro2M 1024x1024 ^tiny_shade_kernel"}
       ;;
   esac
 done
+if [ "${GPU_RUN_PACK:-0}" = 1 ]; then
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name gpu-run.tar.gz -newer "$stamp" -printf '%P\n' > /tmp/gpu-run.files &&
+    tar -czf gpu-run.tar.gz -T /tmp/gpu-run.files && xargs -d '\n' rm -f < /tmp/gpu-run.files) ||
+    { echo "gpu-run: packing $OUT failed"; status=1; }
+fi
+rm -f "$stamp"
 exit $status
