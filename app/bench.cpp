@@ -162,18 +162,18 @@ int run_bench(const BenchOptions& opt) {
                         scene_name + " on " + rname);
         const bool enough = static_cast<int>(times.size()) >= opt.min_repeat;
         if (enough && seconds_since(p0) + (whole ? 2 : 1) * slowest > opt.max_seconds) break;
-        auto f0 = Clock::now();
-        r->advance();
-        r->render();
-        times.push_back(frame_ms(*r, whole ? nullptr : &stages));
-        slowest = std::max(slowest, seconds_since(f0));
+        // One frame, its time into `into` (and its stages into `stages`, where given).
+        auto timed_frame = [&](std::vector<double>& into, std::map<std::string, std::vector<double>>* by_stage) {
+          const auto f0 = Clock::now();
+          r->advance();
+          r->render();
+          into.push_back(frame_ms(*r, by_stage));
+          slowest = std::max(slowest, seconds_since(f0));
+        };
+        timed_frame(times, whole ? nullptr : &stages);
         if (!whole) continue;
         r->time_stages(true);
-        f0 = Clock::now();
-        r->advance();
-        r->render();
-        staged_times.push_back(frame_ms(*r, &stages));
-        slowest = std::max(slowest, seconds_since(f0));
+        timed_frame(staged_times, &stages);
         r->time_stages(false);
       }
       // One more frame of the same state, untimed, with the renderer counting its work.

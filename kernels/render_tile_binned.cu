@@ -1915,6 +1915,23 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     return blocks * tiles <= kBinMaxMatrix ? per : 0;
   }
 
+  // The "scan" stage: the exclusive scan of n counts that the count kernel just wrote (`--scan`'s
+  // launcher, launched dependent on that kernel: the look-back scan overlaps its tail) into out.
+  void scan(const DeviceBuffer<int>& in, DeviceBuffer<int>& out, std::size_t n) {
+    stage_begin("scan");
+    out.reserve(std::max<std::size_t>(n, 1));
+    lab::LaunchArgs s;
+    s.in = in.get();
+    s.out = out.get();
+    s.shape.n = n;
+    s.type = lab::Elem::i32;
+    s.scratch = &scratch_;
+    s.stream = stream();
+    s.dependent = true;
+    scan_(s);
+    stage("scan", true);
+  }
+
   // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
   // over its matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter
   // checks the count's total against its size) and the tile ranges.
@@ -1923,18 +1940,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                        unsigned tiles, const unsigned char* settled, unsigned long long worst = 0) {
     const int blocks = (hi - lo + per_block - 1) / per_block;
     const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
-    stage_begin("scan");
-    matrix_offsets_.reserve(cells);
-    lab::LaunchArgs s;
-    s.in = matrix_.get();
-    s.out = matrix_offsets_.get();
-    s.shape.n = cells;
-    s.type = lab::Elem::i32;
-    s.scratch = &scratch_;
-    s.stream = stream();
-    s.dependent = true;  // the count before it wrote its input (the look-back scan overlaps its tail)
-    scan_(s);
-    stage("scan", true);
+    scan(matrix_, matrix_offsets_, cells);
     stage_begin("scatter");
     ranges_.reserve(tiles);
     // The smaller sort where the worst block's pairs fit it: known, or expected from the last
@@ -1954,18 +1960,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
   void bin(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
            unsigned total, bool first) {
-    stage_begin("scan");
-    offsets_.reserve(std::max(hi - lo, 1));
-    lab::LaunchArgs s;
-    s.in = counts_.get();
-    s.out = offsets_.get();
-    s.shape.n = static_cast<std::size_t>(hi - lo);
-    s.type = lab::Elem::i32;
-    s.scratch = &scratch_;
-    s.stream = stream();
-    s.dependent = true;  // the count before it wrote its input (the look-back scan overlaps its tail)
-    scan_(s);
-    stage("scan", true);
+    scan(counts_, offsets_, static_cast<std::size_t>(hi - lo));
     // Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves 6
     // bytes a pair each pass instead of 8.
     if (tiles <= 65536u) sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys16_, keys16_alt_);
