@@ -758,9 +758,6 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
   // inside a run and skipped. Two masks a group instead of a byte a circle: a lane whose circle
   // covers the tile loads nothing to cull it.
   __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
-  // kSubBoxes: per group of 32 staged circles and warp, its four row groups' masks (uint4 .x: the
-  // first row group's), culled for the whole batch before the walk (see there).
-  __shared__ uint4 s_masks[kSubBoxes ? kStage / 32 * (kThreads / 32) : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
   __shared__ float s_px[TILE], s_py[TILE];  // the tile's pixel centres (columns, rows)
   __shared__ float4 s_bg[TILE];             // its rows' background colour
@@ -1041,20 +1038,30 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
     }
     if (!warp_done) {
       const int groups = static_cast<int>((count + 31) / 32);
-      if (kSubBoxes) {
-        // The culling for the whole batch first, each group's four row-group masks to shared memory
-        // (one 16-byte store a group), and then the walk, where each lane loads its own row group's
-        // mask. Culled inside the walk's loop over groups, each group also picked its lane's mask
-        // out of the four (a divergent branch) and rebuilt the shared addresses and lane index that
-        // the walk's registers had pushed out: 62 instructions a group and warp, 14% of rand1M's
-        // shade (Nsight Compute source view, docs/bench/shade8).
-        for (int g = 0; g < groups; ++g) {
-          // Lane l tests the group's circle 31 - l (see s_lane below); a lane past the batch's end
-          // tests the group's first slot, which is staged, and drops the result.
-          const int s_lane = g * 32 + 31 - lane;
-          const bool test = s_lane < static_cast<int>(count);
-          const int t_lane = test ? s_lane : g * 32;
-          const float4 tq = s_stage[t_lane];
+      for (int gi = 0; gi < groups && !warp_done; ++gi) {
+        const int g = kEarly ? groups - 1 - gi : gi;
+        // Lane l ballots the group's circle l (early exit) or 31 - l (exact), so that the next
+        // circle in walk order is always the mask's highest bit: one FLO a visit.
+        const int s_lane = g * 32 + (kEarly ? lane : 31 - lane);
+        // Which of these 32 circles may touch the warp's box, and (compose) which cover all of it
+        // (circle_covers_box: blend_circle's own test at the farthest corner).
+        // compose 2: the group's circles to test and its run ends, in ballot order (bit l: lane l's
+        // circle; exact mode's lanes take the group backwards, so the masks are bit-reversed).
+        unsigned open = ~0u, runs = 0u;
+        if (kCompose == 2) {
+          open = kEarly ? s_open[g] : __brev(s_open[g]);
+          runs = kEarly ? s_ends[g] : __brev(s_ends[g]);
+        }
+        // A lane tests its circle unless it covers the whole tile; such a circle touches and covers
+        // the warp's box where a run ends there and is skipped inside a run, with no load or test.
+        // Every lane loads and tests (a lane with no circle to test reads the group's first slot,
+        // which is staged, and drops the result): no branch and no bool kept across one (Nsight
+        // Compute, rand1M: a branch and a select-and-compare a group before).
+        const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
+        const int t_lane = test ? s_lane : g * 32;
+        const float4 tq = s_stage[t_lane];
+        unsigned mask, full;
+        if (kSubBoxes) {
           // warp_box_touched for each row group's 8x4 box: the x part (the same for all four) once.
           const float cull_rr = s_cull[t_lane];
           const float dx = tq.x - fminf(fmaxf(tq.x, bx0), bx1);
@@ -1070,37 +1077,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
             m_sub[q] = __ballot_sync(lab::kFullMask, test && coverage_d2_dx2(dx2, dy) <= cull_rr);
           }
-          if (lane == 0) s_masks[g * (kThreads / 32) + warp] = make_uint4(m_sub[0], m_sub[1], m_sub[2], m_sub[3]);
-        }
-        __syncwarp();
-      }
-      for (int gi = 0; gi < groups && !warp_done; ++gi) {
-        const int g = kEarly ? groups - 1 - gi : gi;
-        // Lane l ballots the group's circle l (early exit) or 31 - l (exact), so that the next
-        // circle in walk order is always the mask's highest bit: one FLO a visit.
-        const int s_lane = g * 32 + (kEarly ? lane : 31 - lane);
-        // Which of these 32 circles may touch the warp's box, and (compose) which cover all of it
-        // (circle_covers_box: blend_circle's own test at the farthest corner).
-        // compose 2: the group's circles to test and its run ends, in ballot order (bit l: lane l's
-        // circle; exact mode's lanes take the group backwards, so the masks are bit-reversed).
-        unsigned open = ~0u, runs = 0u;
-        if (kCompose == 2) {
-          open = kEarly ? s_open[g] : __brev(s_open[g]);
-          runs = kEarly ? s_ends[g] : __brev(s_ends[g]);
-        }
-        unsigned mask, full;
-        if (kSubBoxes) {  // culled above: the lane's row group's mask
-          mask = reinterpret_cast<const unsigned*>(s_masks + g * (kThreads / 32) + warp)[lane >> 3];
+          const int q = lane >> 3;
+          mask = q == 0 ? m_sub[0] : q == 1 ? m_sub[1] : q == 2 ? m_sub[2] : m_sub[3];
           full = 0u;
         } else {
-          // A lane tests its circle unless it covers the whole tile; such a circle touches and
-          // covers the warp's box where a run ends there and is skipped inside a run, with no load
-          // or test. Every lane loads and tests (a lane with no circle to test reads the group's
-          // first slot, which is staged, and drops the result): no branch and no bool kept across
-          // one (Nsight Compute, rand1M: a branch and a select-and-compare a group before).
-          const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
-          const int t_lane = test ? s_lane : g * 32;
-          const float4 tq = s_stage[t_lane];
           bool touch = test && warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1);
           bool whole = kCompose && touch && circle_covers_box(tq.x, tq.y, tq.z, bx0, by0, bx1, by1);
           if (kCompose == 2 && !test) touch = whole = (runs >> lane) & 1u;
