@@ -684,15 +684,29 @@ struct FullRun {
 // 0.38). Binned exact frames of flat circles at tile 32 take four as well (half the warps culling
 // each batch, a visit's pick and loads shared by four pixels: rand100k 0.54 -> 0.50 ms; snow's
 // per-pixel alpha lost). Tile 16 and early exit keep two: early exit's extra state would not fit
-// 64 registers.
+// 64 registers. (The row groups' walk, kSubBoxes below, is built for three blocks of 256 an SM:
+// shade_blocks_per_sm.)
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
 // (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
 // kernels of still frames carry none of its code (which made them 5-10% slower: pattern,
 // rand10k).
+// The blocks an SM that each shade kernel is built for, and so its registers (65,536 / threads
+// / blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
+// lane) or four of 256 (four: 64 registers), but three of 256 (80 registers) for the row groups'
+// walk (kSubBoxes: exact flat frames with no runs, rand1M and stress10M; not the kernels that fuse
+// the step, whose direct frames want the blocks). At 64 registers that kernel spilled and
+// rebuilt shared addresses inside its loop over groups; with 80, 24 warps an SM were faster than
+// 32 (H100: rand1M shade 0.382 -> 0.367 ms, stress10M 3.72 -> 3.58, at 3840x2160 10.39 -> 10.26;
+// three blocks for the kernels that compose runs too made rand100k, biglittle and rand10k 5-15%
+// slower: docs/bench/shade9/ab_blocks_an_sm.log).
+constexpr int shade_blocks_per_sm(Shading s, int tile, bool early, int compose, int rows, bool step) {
+  if (tile != 32) return 6;
+  return rows == 4 && s == Shading::Flat && !early && compose == 0 && !step ? 3 : rows;
+}
+
 template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
-// At most 64 registers at tile 32 (2 blocks of 512 threads or 4 of 256 an SM), 80 at tile 16.
-__global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
+__global__ void __launch_bounds__(TILE * TILE / kRows, shade_blocks_per_sm(S, TILE, kEarly, kCompose, kRows, kStep))
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int kThreads = TILE * TILE / kRows;
   constexpr int kWarpsX = TILE / 8;
@@ -1077,8 +1091,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, TILE == 32 ? kRows : 6)
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
             m_sub[q] = __ballot_sync(lab::kFullMask, test && coverage_d2_dx2(dx2, dy) <= cull_rr);
           }
-          const int q = lane >> 3;
-          mask = q == 0 ? m_sub[0] : q == 1 ? m_sub[1] : q == 2 ? m_sub[2] : m_sub[3];
+          // The lane's row group's (lane >> 3): two selects by bit, where a chain of three
+          // compares had become a divergent branch (H100: rand1M shade 0.368 -> 0.360 ms,
+          // stress10M 3.57 -> 3.50; docs/bench/shade9/ab_mask_select.log).
+          const unsigned lo = lane & 8 ? m_sub[1] : m_sub[0], hi = lane & 8 ? m_sub[3] : m_sub[2];
+          mask = lane & 16 ? hi : lo;
           full = 0u;
         } else {
           bool touch = test && warp_box_touched(tq.x, tq.y, s_cull[t_lane], bx0, by0, bx1, by1);
