@@ -731,9 +731,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, shade_blocks_per_sm(S, TI
   // the row groups down different paths: kept to the warp's box there.
   constexpr bool kSubBoxes = S == Shading::Flat && kRows == 4 && !kEarly && kCompose == 0;
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
-  // overlap); early exit one a thread, so that a tile that settles early staged little it did
-  // not need.
-  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
+  // overlap), 1,024 in the row groups' walk (two rounds of two a thread, see kLoad: half the
+  // barriers, the registers of two; H100: stress10M 3.50 -> 3.43 ms, at 3840x2160 10.05 -> 9.97,
+  // rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early exit one a thread, so that a tile
+  // that settles early staged little it did not need.
+  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kSubBoxes && !kStep ? 1024 : 512) / kThreads;
   constexpr int kBatch = kThreads * kPer;
   // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
   // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
@@ -970,24 +972,30 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, shade_blocks_per_sm(S, TI
         }
       }
     } else {
-      unsigned id[kPer];
+      // Loaded and staged kLoad circles a thread at a time: the row groups' walk takes two, where
+      // four at once spilled (ptxas); the others all of theirs (tile 16: four) at once.
+      constexpr int kLoad = kSubBoxes && kPer > 2 ? 2 : kPer;
 #pragma unroll
-      for (int u = 0; u < kPer; ++u) {
-        const unsigned slot = u * kThreads + threadIdx.x;
-        id[u] = slot < count ? (a.ids ? a.ids[base + slot] : base + slot) : 0u;
-      }
-      float4 q[kPer], col[kPer];
+      for (int h = 0; h < kPer; h += kLoad) {
+        unsigned id[kLoad];
 #pragma unroll
-      for (int u = 0; u < kPer; ++u) {
-        if (u * kThreads + threadIdx.x < count) {
-          q[u] = c.pos_rad[id[u]];
-          col[u] = c.color[id[u]];
+        for (int u = 0; u < kLoad; ++u) {
+          const unsigned slot = (h + u) * kThreads + threadIdx.x;
+          id[u] = slot < count ? (a.ids ? a.ids[base + slot] : base + slot) : 0u;
         }
-      }
+        float4 q[kLoad], col[kLoad];
 #pragma unroll
-      for (int u = 0; u < kPer; ++u) {
-        const unsigned slot = u * kThreads + threadIdx.x;
-        if (slot < count) stage_circle(slot, q[u], col[u]);
+        for (int u = 0; u < kLoad; ++u) {
+          if ((h + u) * kThreads + threadIdx.x < count) {
+            q[u] = c.pos_rad[id[u]];
+            col[u] = c.color[id[u]];
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kLoad; ++u) {
+          const unsigned slot = (h + u) * kThreads + threadIdx.x;
+          if (slot < count) stage_circle(slot, q[u], col[u]);
+        }
       }
     }
     __syncthreads();
