@@ -694,19 +694,28 @@ struct FullRun {
 // The blocks an SM that each shade kernel is built for, and so its registers (65,536 / threads
 // / blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
 // lane) or four of 256 (four: 64 registers), but three of 256 (80 registers) for the row groups'
-// walk (kSubBoxes: exact flat frames with no runs, rand1M and stress10M; not the kernels that fuse
-// the step, whose direct frames want the blocks). At 64 registers that kernel spilled and
-// rebuilt shared addresses inside its loop over groups; with 80, 24 warps an SM were faster than
-// 32 (H100: rand1M shade 0.382 -> 0.367 ms, stress10M 3.72 -> 3.58, at 3840x2160 10.39 -> 10.26;
-// three blocks for the kernels that compose runs too made rand100k, biglittle and rand10k 5-15%
-// slower: docs/bench/shade9/ab_blocks_an_sm.log).
-constexpr int shade_blocks_per_sm(Shading s, int tile, bool early, int compose, int rows, bool step) {
+// walk of binned frames (kSubBoxes: exact flat frames with no runs, rand1M and stress10M; not the
+// kernels that fuse the step). At 64 registers that kernel spilled and rebuilt shared addresses
+// inside its loop over groups; with 80, 24 warps an SM were faster than 32 (H100: rand1M shade
+// 0.382 -> 0.367 ms, stress10M 3.72 -> 3.58, at 3840x2160 10.39 -> 10.26;
+// docs/bench/shade9/ab_blocks_an_sm.log). Not for the direct frames that walk per row group
+// (kDirectOnly: their own instantiation; 16,000 circles of radius 4-12 pixels took 0.070-0.076 ->
+// 0.084-0.090 ms at three blocks, docs/bench/shade9/ab_direct_blocks.log: a direct frame is a
+// few waves of blocks waiting on the same loads and barriers), nor for the kernels that compose
+// runs (rand100k, biglittle and rand10k 5-15% slower at three).
+constexpr int shade_blocks_per_sm(Shading s, int tile, bool early, int compose, int rows, bool step,
+                                  bool direct_only) {
   if (tile != 32) return 6;
-  return rows == 4 && s == Shading::Flat && !early && compose == 0 && !step ? 3 : rows;
+  return rows == 4 && s == Shading::Flat && !early && compose == 0 && !step && !direct_only ? 3 : rows;
 }
 
-template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
-__global__ void __launch_bounds__(TILE * TILE / kRows, shade_blocks_per_sm(S, TILE, kEarly, kCompose, kRows, kStep))
+// kDirectOnly: launched for direct frames only (the row groups' walk: shade_blocks_per_sm). Its
+// code is the same kernel's; only the launch bounds and the binned batch size differ, so either
+// instantiation draws both kinds of frame.
+template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false,
+          bool kDirectOnly = false>
+__global__ void __launch_bounds__(TILE * TILE / kRows,
+                                  shade_blocks_per_sm(S, TILE, kEarly, kCompose, kRows, kStep, kDirectOnly))
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int kThreads = TILE * TILE / kRows;
   constexpr int kWarpsX = TILE / 8;
@@ -735,7 +744,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows, shade_blocks_per_sm(S, TI
   // barriers, the registers of two; H100: stress10M 3.50 -> 3.43 ms, at 3840x2160 10.05 -> 9.97,
   // rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early exit one a thread, so that a tile
   // that settles early staged little it did not need.
-  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kSubBoxes && !kStep ? 1024 : 512) / kThreads;
+  constexpr bool kBinnedRows = kSubBoxes && !kStep && !kDirectOnly;  // the row groups' walk, binned
+  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? 1024 : 512) / kThreads;
   constexpr int kBatch = kThreads * kPer;
   // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
   // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
@@ -1661,8 +1671,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
     else if (compose_ == 1)
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
-    else
+    else if constexpr (!kEarly && T == kLargeTile && R == 4) {
+      if (a.ranges)
+        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
+      else  // direct frames: the row groups' walk at four blocks an SM (shade_blocks_per_sm)
+        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R, false, true>);
+    } else {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);
+    }
   }
   template <bool kEarly, bool kCount>
   void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
