@@ -684,8 +684,8 @@ struct FullRun {
 // 0.38). Binned exact frames of flat circles at tile 32 take four as well (half the warps culling
 // each batch, a visit's pick and loads shared by four pixels: rand100k 0.54 -> 0.50 ms; snow's
 // per-pixel alpha lost). Tile 16 and early exit keep two: early exit's extra state would not fit
-// 64 registers. (The row groups' walk, kSubBoxes below, is built for three blocks of 256 an SM:
-// shade_blocks_per_sm.)
+// 64 registers. (The row groups' walk of binned frames, kSubBoxes below, is built for three
+// blocks of 256 an SM: shade_blocks_per_sm.)
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
 // (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
@@ -703,10 +703,15 @@ struct FullRun {
 // 0.084-0.090 ms at three blocks, docs/bench/shade9/ab_direct_blocks.log: a direct frame is a
 // few waves of blocks waiting on the same loads and barriers), nor for the kernels that compose
 // runs (rand100k, biglittle and rand10k 5-15% slower at three).
+// Whether a shade kernel walks per row group of 8 lanes (its kSubBoxes): exact frames of flat
+// circles at four pixels a lane that compose no runs.
+CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
+  return s == Shading::Flat && rows == 4 && !early && compose == 0;
+}
 constexpr int shade_blocks_per_sm(Shading s, int tile, bool early, int compose, int rows, bool step,
                                   bool direct_only) {
   if (tile != 32) return 6;
-  return rows == 4 && s == Shading::Flat && !early && compose == 0 && !step && !direct_only ? 3 : rows;
+  return walks_row_groups(s, rows, early, compose) && !step && !direct_only ? 3 : rows;
 }
 
 // kDirectOnly: launched for direct frames only (the row groups' walk: shade_blocks_per_sm). Its
@@ -738,12 +743,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
   // Where runs are composed, a circle covering one row group's box and not another's would send
   // the row groups down different paths: kept to the warp's box there.
-  constexpr bool kSubBoxes = S == Shading::Flat && kRows == 4 && !kEarly && kCompose == 0;
+  constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
-  // overlap), 1,024 in the row groups' walk (two rounds of two a thread, see kLoad: half the
-  // barriers, the registers of two; H100: stress10M 3.50 -> 3.43 ms, at 3840x2160 10.05 -> 9.97,
-  // rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early exit one a thread, so that a tile
-  // that settles early staged little it did not need.
+  // overlap), 1,024 in the row groups' walk of binned frames (kBinnedRows: two rounds of two a
+  // thread, see kLoad: half the barriers, the registers of two; H100: stress10M 3.50 -> 3.43 ms,
+  // at 3840x2160 10.05 -> 9.97, rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early
+  // exit one a thread, so that a tile that settles early staged little it did not need.
   constexpr bool kBinnedRows = kSubBoxes && !kStep && !kDirectOnly;  // the row groups' walk, binned
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? 1024 : 512) / kThreads;
   constexpr int kBatch = kThreads * kPer;
@@ -984,7 +989,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     } else {
       // Loaded and staged kLoad circles a thread at a time: the row groups' walk takes two, where
       // four at once spilled (ptxas); the others all of theirs (tile 16: four) at once.
-      constexpr int kLoad = kSubBoxes && kPer > 2 ? 2 : kPer;
+      constexpr int kLoad = kBinnedRows ? 2 : kPer;
 #pragma unroll
       for (int h = 0; h < kPer; h += kLoad) {
         unsigned id[kLoad];
