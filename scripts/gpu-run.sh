@@ -28,11 +28,14 @@ steps=("$@")
 status=0
 # compute-sanitizer's memcheck, racecheck and synccheck on cuda-tile-binned, exact and early exit,
 # at 257x193: sanitize_binned LOG FRAMES SCENE... (snow always frames 0:3); the runs' output in
-# $OUT/LOG, a line a run here.
+# $OUT/LOG, a line a run (tool, scene, mode, exit status, summary) here and in
+# $OUT/<LOG without .log>.runs.txt.
 sanitize_binned() {
   local log=$1 frames=$2 tool scene mode f rc
+  local runs="$OUT/${log%.log}.runs.txt"
   shift 2
   : > "$OUT/$log"
+  : > "$runs"
   for tool in memcheck racecheck synccheck; do
     for scene in "$@"; do
       for mode in "" --early-exit; do
@@ -41,7 +44,7 @@ sanitize_binned() {
           $mode -s 257x193 --frames "$f" -o /tmp/san.png > /tmp/san.log 2>&1
         rc=$?
         cat /tmp/san.log >> "$OUT/$log"
-        echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)"
+        echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)" | tee -a "$runs"
         [ "$rc" -eq 0 ] || status=1
       done
     done
@@ -58,6 +61,7 @@ for step in "${steps[@]}"; do
     sanitize)
       echo "== compute-sanitizer"
       : > "$OUT/sanitizer.log"
+      : > "$OUT/sanitizer.runs.txt"  # a line a run, as the console shows it
       for tool in memcheck racecheck synccheck; do
         for r in $("$BIN/circles" list | awk '/^  cuda-/ {print $1}'); do
           for scene in rand10k pattern snow; do
@@ -67,7 +71,7 @@ for step in "${steps[@]}"; do
             rc=$?
             cat /tmp/san.log >> "$OUT/sanitizer.log"
             line=$(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)
-            echo "$tool $r $scene: rc=$rc $line"
+            echo "$tool $r $scene: rc=$rc $line" | tee -a "$OUT/sanitizer.runs.txt"
             [ "$rc" -eq 0 ] || status=1
           done
         done
