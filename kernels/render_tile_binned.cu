@@ -570,6 +570,57 @@ __device__ __forceinline__ bool warp_box_touched(float cx, float cy, float cull_
   return coverage_d2(dx, dy) <= cull_rr;
 }
 
+// The row groups' boxes of a 32x32 tile that a circle may touch, one bit each: bit 8c + b for the
+// box of columns 8c .. 8c + 7 and rows 4b .. 4b + 3 (the tile's warps are 8 columns x 16 rows, its
+// row groups 8 x 4). Per column of boxes: the nearest column's x distance (clamped to the
+// columns' pixel centres, cx0[c] .. cx1[c]), the circle's half-height h there from the culling
+// radius^2, and the boxes whose rows' centres it may reach: box b holds rows 4b .. 4b + 3 (in
+// tile rows from the first row's centre, where `ty` is the circle's centre), so it is touched when
+// 4b + 3 >= ty - h and 4b <= ty + h, with a 64th of a row of slack at each end. The boxes lo ..
+// hi1 - 1 are then bmsk(8c, hi1) without bmsk(8c, lo), lo clamped to 0 and hi1 to 0 .. `boxes`
+// (the tile's boxes in the image) before the conversion, so an empty range gives no bits. A
+// column the circle misses has h2 < 0, and h2 * rsqrt(1e-30) is a huge negative half-height: an
+// empty range, no branch. Conservative like warp_box_touched: every pixel that cpu-ref's test
+// covers lies in a box whose bit is set (the culling radius's slack, 1e-4 of the radius, covers
+// the rounding of dx, h2 and the rsqrt; the 64th, the rows' centres being a few ulps off
+// y0 + t / scale, up to 16384 rows).
+__device__ __forceinline__ unsigned row_box_bits(float qx, float ty, float cull_rr, const float4& cx0,
+                                                 const float4& cx1, float quarter_scale, float boxes) {
+  constexpr float kRowSlack = 1.f / 64.f;
+  // In boxes, for h = 0: the first box that may hold a row >= ty - h, and one past the last box
+  // that may hold a row <= ty + h.
+  const float lo0 = (ty - 3.f - kRowSlack) * 0.25f, hi0 = (ty + kRowSlack) * 0.25f + 1.f;
+  const float x0[4] = {cx0.x, cx0.y, cx0.z, cx0.w}, x1[4] = {cx1.x, cx1.y, cx1.z, cx1.w};
+  unsigned bits = 0u;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const float dx = qx - fminf(fmaxf(qx, x0[c]), x1[c]);
+    const float h2 = __fmaf_rn(-dx, dx, cull_rr);
+    float rs;  // 1 / sqrt, approximate (the slack covers it); h2 = 0 gives a half-height of 0
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rs) : "f"(fmaxf(h2, 1e-30f)));
+    const float h = h2 * rs;
+    const int lo = __float2int_ru(fmaxf(__fmaf_rn(h, -quarter_scale, lo0), 0.f));
+    const int hi1 = __float2int_rd(fminf(fmaxf(__fmaf_rn(h, quarter_scale, hi0), 0.f), boxes));
+    unsigned below_hi, below_lo;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(below_hi) : "r"(8 * c), "r"(hi1));
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(below_lo) : "r"(8 * c), "r"(lo));
+    bits |= below_hi & ~below_lo;
+  }
+  return bits;
+}
+
+// The 32x32 bit matrix of a warp transposed: lane l holds row l (bit b: column b) and gets
+// column l (bit b: row b's bit l). Five exchanges of half-blocks (the recursive transpose).
+__device__ __forceinline__ unsigned transpose_bits(unsigned x, int lane) {
+#pragma unroll
+  for (int s = 16; s > 0; s >>= 1) {
+    const unsigned m = s == 16 ? 0x0000ffffu : s == 8 ? 0x00ff00ffu : s == 4 ? 0x0f0f0f0fu : s == 2 ? 0x33333333u : 0x55555555u;
+    const unsigned y = __shfl_xor_sync(lab::kFullMask, x, s);
+    x = lane & s ? (x & ~m) | ((y >> s) & m) : (x & m) | ((y << s) & ~m);
+  }
+  return x;
+}
+
 // 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): the walk's `1u << bit` kept the
 // constant 1 in no register at 64 and reloaded it every visit (Nsight Compute, rand1M).
 __device__ __forceinline__ unsigned bit_mask(int bit) {
@@ -750,6 +801,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // at 3840x2160 10.05 -> 9.97, rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early
   // exit one a thread, so that a tile that settles early staged little it did not need.
   constexpr bool kBinnedRows = kSubBoxes && !kStep && !kDirectOnly;  // the row groups' walk, binned
+  static_assert(!kBinnedRows || TILE == 32, "row_box_bits: a tile of 4 x 8 row groups' boxes");
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? 1024 : 512) / kThreads;
   constexpr int kBatch = kThreads * kPer;
   // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
@@ -776,7 +828,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
   // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
   __shared__ float4 s_stage[2 * kStage];
-  __shared__ float s_cull[kStage];  // the culling radius^2 (cull_radius_sq)
+  // The culling radius^2 (cull_radius_sq); the row groups' walk of binned frames culls at staging
+  // instead (s_rows) and needs none.
+  __shared__ float s_cull[kBinnedRows ? 1 : kStage];
+  // The row groups' walk of binned frames: per group of 32 staged circles, each row group's mask
+  // of those that may touch its box (word g * 32 + the box's bit in row_box_bits; mask bit 31 - k:
+  // the group's circle k, so the walk's next circle is the highest bit), written by the warp that
+  // stages the group.
+  __shared__ unsigned s_rows[kBinnedRows ? kStage : 1];
   // Direct: the batch's per-warp counts (deferred walks: two, by the batch's parity, so that a
   // batch's counts are never rewritten before every thread has read them).
   __shared__ int s_scan_totals[(kDefer ? 2 : 1) * kDirPer * kThreads / 32];
@@ -791,6 +850,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
   __shared__ float s_px[TILE], s_py[TILE];  // the tile's pixel centres (columns, rows)
+  // kBinnedRows: the first ([0]) and last ([1]) pixel centre of each column of row groups' boxes.
+  __shared__ float4 s_box_cols[2];
   __shared__ float4 s_bg[TILE];             // its rows' background colour
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
@@ -800,7 +861,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       s_stage[slot] = q;
       s_stage[kStage + slot] = col;
     }
-    s_cull[slot] = cull_radius_sq(q.w);
+    if (!kBinnedRows) s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
   const int tile = blockIdx.y * gridDim.x + blockIdx.x;
@@ -813,7 +874,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // its own (View's division, the gradient's): a lane computed its own five centres and four
   // backgrounds, nine divisions of about 15 instructions, a tenth of pattern's and a fifth of
   // rgb's instructions (Nsight Compute). The same arithmetic, so the same bits.
-  static_assert(kThreads >= 3 * TILE + 1, "a thread for each centre, background row and the tile's box");
+  static_assert(kThreads >= 3 * TILE + (kBinnedRows ? 9 : 1),
+                "a thread for each centre, background row, the tile's box and (kBinnedRows) box column bound");
   {
     const int t = static_cast<int>(threadIdx.x);
     if (t < TILE) {
@@ -829,9 +891,15 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
                            v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1),
                            v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
+    } else if (kBinnedRows && t < 3 * TILE + 9) {
+      // The row groups' columns of boxes (row_box_bits): column k's first and last pixel centre
+      // in the image (a column wholly outside it is masked off at staging).
+      const int k = t - (3 * TILE + 1), last = min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) - 1;
+      reinterpret_cast<float*>(s_box_cols)[k] =
+          v.pixel_x(static_cast<int>(blockIdx.x) * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
     }
   }
-  __syncthreads();  // s_px, s_py, s_bg and s_tile
+  __syncthreads();  // s_px, s_py, s_bg, s_tile and s_box_cols
 
   LanePixels<kRows> p;
   const int ly_w = (warp / kWarpsX) * kBoxH;  // the warp box's first row in the tile
@@ -887,6 +955,57 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   unsigned long long tests = 0, blends = 0;
   FullRun run;
 
+  // A visited circle's test and blend at the lane's pixels (q, col: its staged geometry and colour).
+  auto shade_pixels = [&](const float4& q, const float4& col) {
+    const float dx = p.px - q.x;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (S == Shading::Flat) {
+        // cpu-ref's coverage test to the bit (coverage_d2: dx*dx once a lane, then one fma a
+        // pixel).
+        const float dy = p.py[r] - q.y;
+        const float d2 = coverage_d2(dx, dy);
+        const bool covers = d2 <= q.z && !p.done[r];
+        if (kCount) {
+          tests += p.in[r] && !p.done[r];
+          blends += covers && p.in[r];
+        }
+        if (covers) {
+          if (kEarly) {
+            p.c[r].x = __fmaf_rn(p.t[r], col.x, p.c[r].x);
+            p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
+            p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
+            p.c[r].w += col.w;
+            p.t[r] *= q.w;  // 1 - a
+          } else {
+            blend_over(p.c[r], q.w, col);
+          }
+        }
+      } else if (!p.done[r]) {
+        // Snow: cpu-ref's own blend (per-pixel alpha from the distance), unchanged.
+        if (kCount) tests += p.in[r];
+        if (kEarly) {
+          Float4 layer{0.f, 0.f, 0.f, 0.f};
+          float alpha = 0.f;
+          if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &layer,
+                           &alpha)) {
+            // layer = alpha * colour over black: the premultiplied colour.
+            if (kCount) blends += p.in[r];
+            p.c[r].x = __fmaf_rn(p.t[r], layer.x, p.c[r].x);
+            p.c[r].y = __fmaf_rn(p.t[r], layer.y, p.c[r].y);
+            p.c[r].z = __fmaf_rn(p.t[r], layer.z, p.c[r].z);
+            p.c[r].w += alpha;
+            p.t[r] *= 1.f - alpha;
+          }
+        } else if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &p.c[r])) {
+          if (kCount) blends += p.in[r];
+        }
+      }
+      if (kEarly && !p.done[r])
+        p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
+    }
+  };
+
   // Launched dependent (kernels/dependent_launch.cuh): everything above overlaps the tail of the
   // kernel before (binned: the scatter or the tile ranges). What it read from device memory, the
   // image, transmittance and settled flags, the previous chunk's shade wrote, and that finished
@@ -906,7 +1025,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   const unsigned n = end > first ? end - first : 0u;
   // Direct: a batch is kDirPer circles a thread, culled against the whole tile and compacted in
   // order (a ballot scan) before the warps cull what is left against their own boxes.
-  const bool direct = a.ranges == nullptr;
+  const bool direct = !kBinnedRows && a.ranges == nullptr;  // (kBinnedRows kernels draw binned frames only)
   // The fused step (never snow's, whose noise would cost registers here: the compiler sees
   // `moves` is never Snow, so the snow step is not in this kernel at all).
   static_assert(!kStep || (!kEarly && S == Shading::Flat), "steps fuse into exact flat frames only");
@@ -1011,6 +1130,25 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
           const unsigned slot = (h + u) * kThreads + threadIdx.x;
           if (slot < count) stage_circle(slot, q[u], col[u]);
         }
+        if constexpr (kBinnedRows) {
+          // The culling, once a block: a warp holds whole groups (slot (h + u) * kThreads +
+          // threadIdx.x is circle `lane` of group (h + u) * kThreads / 32 + warp), so each lane
+          // finds the boxes its circle may touch, the warp transposes the 32 circles' bits into
+          // the 32 boxes' masks, and lane k writes box k's (bit-reversed: the first circle highest).
+          const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
+          // The bits of the columns of boxes in the image.
+          const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) + 7) / 8));
+          const float y_first = s_py[0], quarter_scale = 0.25f * v.scale;
+          const float boxes = static_cast<float>((min(TILE, v.height - static_cast<int>(blockIdx.y) * TILE) + 3) / 4);
+#pragma unroll
+          for (int u = 0; u < kLoad; ++u) {
+            const unsigned slot = (h + u) * kThreads + threadIdx.x;
+            const unsigned bits = slot < count ? row_box_bits(q[u].x, (q[u].y - y_first) * v.scale, cull_radius_sq(q[u].w),
+                                                              cx0, cx1, quarter_scale, boxes) & cols_in
+                                               : 0u;
+            s_rows[slot] = __brev(transpose_bits(bits, lane));
+          }
+        }
       }
     }
     __syncthreads();
@@ -1073,7 +1211,28 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       }
       __syncthreads();
     }
-    if (!warp_done) {
+    if constexpr (kBinnedRows) {
+      // Each row group walks its own masks through the whole batch (s_rows, culled at staging):
+      // no ballot, and no waiting within the batch for the warp's busiest row group of each group
+      // of 32 circles. Only the step to a row group's next group with circles diverges.
+      if (warp_live) {
+        const unsigned* rows = s_rows + (warp % kWarpsX) * 8 + (warp / kWarpsX) * 4 + (lane >> 3);
+        const int groups = static_cast<int>((count + 31) / 32);
+        for (int g = 0; g < groups; ++g) {
+          unsigned mask = rows[g * 32];
+          const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + 31);  // the group's circle 0
+          while (mask) {
+            const int bit = 31 - __clz(mask);
+            mask ^= bit_mask(bit);
+            const float4* staged = reinterpret_cast<const float4*>(group - bit * static_cast<int>(sizeof(float4)));
+            // Copied first: passed by reference, the loads sank into the pixels' predicated blends,
+            // four loads of the colour a visit (SASS).
+            const float4 q = staged[0], col = staged[kStage];
+            shade_pixels(q, col);
+          }
+        }
+      }
+    } else if (!warp_done) {
       const int groups = static_cast<int>((count + 31) / 32);
       for (int gi = 0; gi < groups && !warp_done; ++gi) {
         const int g = kEarly ? groups - 1 - gi : gi;
@@ -1153,53 +1312,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
             continue;
           }
           if (kFoldRuns) run.flush(p);
-          const float dx = p.px - q.x;
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) {
-            if (S == Shading::Flat) {
-              // cpu-ref's coverage test to the bit (coverage_d2: dx*dx once a lane, then one fma a
-              // pixel).
-              const float dy = p.py[r] - q.y;
-              const float d2 = coverage_d2(dx, dy);
-              const bool covers = d2 <= q.z && !p.done[r];
-              if (kCount) {
-                tests += p.in[r] && !p.done[r];
-                blends += covers && p.in[r];
-              }
-              if (covers) {
-                if (kEarly) {
-                  p.c[r].x = __fmaf_rn(p.t[r], col.x, p.c[r].x);
-                  p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
-                  p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
-                  p.c[r].w += col.w;
-                  p.t[r] *= q.w;  // 1 - a
-                } else {
-                  blend_over(p.c[r], q.w, col);
-                }
-              }
-            } else if (!p.done[r]) {
-              // Snow: cpu-ref's own blend (per-pixel alpha from the distance), unchanged.
-              if (kCount) tests += p.in[r];
-              if (kEarly) {
-                Float4 layer{0.f, 0.f, 0.f, 0.f};
-                float alpha = 0.f;
-                if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &layer,
-                                 &alpha)) {
-                  // layer = alpha * colour over black: the premultiplied colour.
-                  if (kCount) blends += p.in[r];
-                  p.c[r].x = __fmaf_rn(p.t[r], layer.x, p.c[r].x);
-                  p.c[r].y = __fmaf_rn(p.t[r], layer.y, p.c[r].y);
-                  p.c[r].z = __fmaf_rn(p.t[r], layer.z, p.c[r].z);
-                  p.c[r].w += alpha;
-                  p.t[r] *= 1.f - alpha;
-                }
-              } else if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &p.c[r])) {
-                if (kCount) blends += p.in[r];
-              }
-            }
-            if (kEarly && !p.done[r])
-              p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
-          }
+          shade_pixels(q, col);
         }
         if (kEarly) {
           if (kFoldRuns) run.flush(p);  // so the pixels' transmittance is current for the stop test
