@@ -18,7 +18,8 @@
 // The shade kernel (both strategies): a block per tile, a warp per 8x8 pixels, two pixels (one
 // column, two rows) per lane (direct exact frames at tile 32: 8x16 pixels, four a lane). Each
 // staged batch of circles is culled per warp with a ballot, so a warp only visits the circles
-// that touch its own pixels; the coverage test is cpu-ref's,
+// that touch its own pixels (binned exact frames of small flat circles, rand1M's: culled once a
+// block as the batch is staged, into each row group's mask); the coverage test is cpu-ref's,
 // bit for bit, and the blend is one FMA per channel with the colour premultiplied at staging.
 // Exact mode blends every circle back to front in order. Early-exit mode (--early-exit) walks
 // the chunks from the last circle back, composites front to back, stops a pixel once its
@@ -792,6 +793,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
   // instructions each either way). The four culling tests share the x part and take the boxes'
   // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
+  // Binned frames (kBinnedRows) cull once a block instead, as a batch is staged: each thread
+  // finds the 8x4 boxes of the tile its circle may touch (row_box_bits: 32 bits), each warp
+  // transposes its group of 32 circles' bits into the 32 boxes' masks (s_rows), and a row group
+  // reads its mask with one load a group, where the eight warps each culled every circle against
+  // their four boxes (52 instructions a group and warp, 12% of rand1M's shade). The same visits
+  // (rand1M: 691,459,936 pixel tests either way), 272.8M warp instructions instead of 289.8M
+  // (Nsight Compute); H100: rand1M frame 0.445 -> 0.417 ms (shade 0.359 -> 0.333), stress10M
+  // 4.23 -> 3.99, at 3840x2160 11.27 -> 10.75 (docs/bench/shade11/).
   // Where runs are composed, a circle covering one row group's box and not another's would send
   // the row groups down different paths: kept to the warp's box there.
   constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
@@ -1212,9 +1221,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       __syncthreads();
     }
     if constexpr (kBinnedRows) {
-      // Each row group walks its own masks through the whole batch (s_rows, culled at staging):
-      // no ballot, and no waiting within the batch for the warp's busiest row group of each group
-      // of 32 circles. Only the step to a row group's next group with circles diverges.
+      // Each row group walks its own mask of each group of 32 staged circles (s_rows, culled at
+      // staging): no ballot. (Walking all of a batch's groups without waiting at each for the
+      // warp's busiest row group, 12% fewer passes on rand1M, cost more in the divergent steps
+      // between groups and their reconvergence than it saved: shade 0.348 -> 0.384 ms with this
+      // session's first staging culling, docs/bench/shade11/.)
       if (warp_live) {
         const unsigned* rows = s_rows + (warp % kWarpsX) * 8 + (warp / kWarpsX) * 4 + (lane >> 3);
         const int groups = static_cast<int>((count + 31) / 32);
