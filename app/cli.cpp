@@ -329,6 +329,23 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
   return 0;
 }
 
+}  // namespace
+
+bool check_frame(const Image& ref, const Image& test, float tolerance, const std::string& label,
+                 const std::string& diff_path) {
+  const Comparison c = compare_images(ref, test, tolerance);
+  const bool ok = c.passed();
+  std::printf("%s vs cpu-ref: %s: %s\n", label.c_str(), ok ? "PASS" : "FAIL", c.summary().c_str());
+  if (!ok) {
+    write_png(diff_path, difference_image(ref, test, 16.f));
+    std::printf("  difference (x16) written to %s\n", diff_path.c_str());
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+namespace {
+
 int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   Scene scene;
   int w = 0, h = 0;
@@ -348,18 +365,11 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
     ref->render();
     ref->read_image(&a);
     test->read_image(&b);
-    const Comparison c = compare_images(a, b, tolerance);
-    const bool ok = c.passed();
     progress.clear();  // stdout's result line goes where it stood
-    std::printf("%s frame %" PRId64 " %dx%d %s vs cpu-ref: %s: %s\n", job.scene.c_str(), f, w, h,
-                job.renderer.c_str(), ok ? "PASS" : "FAIL", c.summary().c_str());
-    if (!ok) {
-      all_ok = false;
-      const std::string path = frame_path(diff_pattern, f, last - first > 1);
-      write_png(path, difference_image(a, b, 16.f));
-      std::printf("  difference (x16) written to %s\n", path.c_str());
-    }
-    std::fflush(stdout);
+    char label[512];
+    std::snprintf(label, sizeof label, "%s frame %" PRId64 " %dx%d %s", job.scene.c_str(), f, w, h,
+                  job.renderer.c_str());
+    if (!check_frame(a, b, tolerance, label, frame_path(diff_pattern, f, last - first > 1))) all_ok = false;
   }, &progress, "check " + job.scene);
   return all_ok ? 0 : 1;
 }

@@ -10,6 +10,7 @@ class Validator;
 
 namespace circles {
 
+struct Image;
 struct RendererSettings;
 // Adds --tile-size, --batch-size and --scan (checked later against the registry by resolve_settings).
 void add_settings_options(CLI::App* cmd, RendererSettings* settings);
@@ -30,6 +31,12 @@ double available_memory_bytes();
 // float image, its copy, the 8-bit image and the PNG (40 bytes a pixel, measured), and the
 // scene's copies (250 bytes a circle).
 double render_memory_bytes(double pixels, double circles);
+
+// `circles check`'s verdict on one frame: prints "<label> vs cpu-ref: PASS|FAIL: <comparison>"
+// and, when `test` differs from `ref` by more than `tolerance` in any channel (or in size),
+// writes their difference (x16) to diff_path. Returns whether it passed.
+bool check_frame(const Image& ref, const Image& test, float tolerance, const std::string& label,
+                 const std::string& diff_path);
 
 // "WxH" -> width, height (each 1..16384). Throws std::invalid_argument with a message.
 void parse_size(const std::string& text, int* width, int* height);

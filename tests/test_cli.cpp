@@ -78,7 +78,15 @@ TEST(CliParse, FramePaths) {
     EXPECT_THROW(frame_path(bad, 1, true), std::invalid_argument) << bad;
 }
 
-TEST_F(CliTest, ListSucceeds) { EXPECT_EQ(cli({"list"}), 0); }
+TEST_F(CliTest, ListNamesEveryRendererAndScene) {
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(cli({"list"}), 0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  for (const RendererInfo& r : renderer_registry())
+    EXPECT_NE(out.find("  " + r.name + " "), std::string::npos) << r.name << "\n" << out;
+  for (const char* scene : {"rgb", "rand10k", "rand1M", "micro2M", "snow", "stress10M"})
+    EXPECT_NE(out.find(scene), std::string::npos) << scene;
+}
 
 TEST_F(CliTest, HelpAndUsageErrors) {
   EXPECT_EQ(cli({"--help"}), 0);
@@ -105,7 +113,7 @@ TEST(MachineMessages, NoGpuIsExplainedInPlainWords) {
   // Without a GPU the reason names the cause (no driver, old driver, no device, busy device, or a
   // build without CUDA), never the runtime's "driver version is insufficient" for a missing driver.
   const std::string why = gpu_unavailable_reason();
-  if (why.empty()) return;  // a usable GPU: nothing to explain (the GPU suites run instead)
+  if (why.empty()) GTEST_SKIP() << "a usable GPU here: nothing to explain (the GPU suites run instead)";
   EXPECT_EQ(why.find("insufficient for CUDA runtime"), std::string::npos) << why;
   void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (libcuda) {
@@ -522,6 +530,40 @@ TEST_F(CliTest, CheckPassesForCpuMt) {
   EXPECT_EQ(cli({"check", "snow", "-r", "cpu-mt", "-s", "64x64", "--frames", "0:3", "--diff",
                  path("d.png")}),
             0);
+}
+
+// The failing side of `circles check` (its renderers agree with cpu-ref, so only a frame that
+// differs on purpose reaches it): FAIL printed, false returned, and the difference image written,
+// bright where the frames differ and black elsewhere; a size mismatch fails too.
+TEST_F(CliTest, CheckFrameFailsAndWritesTheDifference) {
+  Image ref(6, 4), test(6, 4);
+  for (Image* img : {&ref, &test})
+    for (Float4& p : img->pixels) p = Float4{.25f, .5f, .75f, 1.f};
+  test.at(4, 1).y += .1f;
+  ::testing::internal::CaptureStdout();
+  EXPECT_TRUE(check_frame(ref, ref, 0.f, "same", path("same.png")));
+  EXPECT_FALSE(check_frame(ref, test, 2e-3f, "one pixel", path("diff.png")));
+  EXPECT_TRUE(check_frame(ref, test, .2f, "within tolerance", path("loose.png")));
+  EXPECT_FALSE(check_frame(ref, Image(5, 4), 1.f, "smaller", path("size.png")));
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("same vs cpu-ref: PASS"), std::string::npos) << out;
+  EXPECT_NE(out.find("one pixel vs cpu-ref: FAIL: max |diff| r 0 g 0.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 of 24 pixels over tolerance"), std::string::npos) << out;
+  EXPECT_NE(out.find("smaller vs cpu-ref: FAIL: images differ in size"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(path("same.png")));
+  EXPECT_FALSE(fs::exists(path("loose.png")));
+  const Image diff = read_png(path("diff.png"));
+  ASSERT_EQ(diff.width, 6);
+  ASSERT_EQ(diff.height, 4);
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 6; ++i) {
+      const Float4 p = diff.at(i, j);
+      const bool here = i == 4 && j == 1;
+      EXPECT_EQ(p.x, 0.f) << i << "," << j;
+      EXPECT_EQ(p.y, here ? 1.f : 0.f) << i << "," << j;  // 0.1 x16, clamped
+      EXPECT_EQ(p.z, 0.f) << i << "," << j;
+    }
+  EXPECT_TRUE(fs::exists(path("size.png")));
 }
 
 TEST_F(CliTest, SavedSceneRendersLikeTheBuiltin) {
