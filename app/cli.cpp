@@ -106,9 +106,10 @@ std::string frame_path(const std::string& pattern, std::int64_t frame, bool seve
 
 const char* const kExitCodes =
     "Exit codes: 0 success; 1 the work failed (a scene file that cannot be read, a check that found a "
-    "difference, a kernel-lab variant that was WRONG, no GPU for the lab, an output that cannot be written); "
+    "difference, a kernel-lab variant that was WRONG, no GPU for the lab, an output whose writing failed); "
     "2 a command-line mistake (unknown command, option, scene or variant; a renderer unknown or unavailable "
-    "here; a bad size or option value).";
+    "here; a bad size or option value; an output path refused before any work: empty, a directory, or in a "
+    "directory that is missing or not writable).";
 
 CLI::Validator seed_check() {
   return CLI::Validator(

@@ -27,12 +27,29 @@ std::string output_target(const std::string& path) {
   return p.string();
 }
 
+namespace {
+
+// An existing target that is neither a regular file nor a directory: a FIFO or a device such as
+// /dev/null. Renaming a temporary file over it would replace it with a plain file (as root, even
+// /dev/null), so it is written in place instead, as `> path` writes it.
+bool is_special_file(const std::string& target) {
+  struct stat st {};
+  return ::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
 void check_output_path(const std::string& path, const std::string& what) {
   if (path.empty()) throw std::invalid_argument(what + " is empty: give a file name");
   const fs::path target = output_target(path);
   std::error_code ec;
   if (fs::is_directory(target, ec))
     throw std::invalid_argument(what + " '" + path + "' is a directory, not a file");
+  if (is_special_file(target.string())) {
+    if (::access(target.c_str(), W_OK) != 0)
+      throw std::invalid_argument(what + " '" + path + "' is not writable");
+    return;  // written in place: its directory need not be writable (/dev)
+  }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec))
     throw std::invalid_argument(what + " '" + path + "': directory '" + dir.string() + "' does not exist");
@@ -81,6 +98,22 @@ void test_write_delay() {
 
 }  // namespace
 
+namespace {
+
+// Writes all of `bytes` to fd; 0, or the errno of the first failure.
+int write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what) {
   const std::string target = output_target(path);
   std::string tmp = target + ".XXXXXX";
@@ -88,6 +121,14 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
     if (remove_tmp) ::unlink(tmp.c_str());
     return std::runtime_error("cannot write " + what + " '" + path + "': " + std::strerror(err));
   };
+  if (is_special_file(target)) {  // a FIFO or a device: in place (a FIFO's open waits for its reader)
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw failure(errno, false);
+    int err = write_all(fd, bytes);
+    if (::close(fd) != 0 && err == 0) err = errno;
+    if (err != 0) throw failure(err, false);
+    return;
+  }
   install_cleanup_handlers();
   const bool track = tmp.size() < sizeof g_temp_path;
   const int fd = ::mkstemp(tmp.data());
@@ -102,14 +143,8 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
   // mkstemp makes the file 0600; give it the mode a new file gets here (0666 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  std::size_t done = 0;
   int err = ::fchmod(fd, 0666 & ~mask) == 0 ? 0 : errno;
-  while (err == 0 && done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) err = n < 0 ? errno : EIO;
-    else done += static_cast<std::size_t>(n);
-  }
+  if (err == 0) err = write_all(fd, bytes);
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) throw failure(err, true);
   test_write_delay();

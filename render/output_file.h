@@ -2,7 +2,8 @@
 // JSON results): checked before the work starts, written through a unique temporary file in the
 // same directory and renamed over the target, so a failure or an interruption never leaves a
 // partial file and never clobbers an unrelated one. Writing through a symlink writes its target
-// and keeps the link, as other tools do.
+// and keeps the link, as other tools do. An existing FIFO or device (/dev/null) is written in
+// place, never replaced.
 #pragma once
 #include <string>
 

@@ -1,5 +1,8 @@
 // The command line, called in-process through run_cli.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include "app/lab_registry.h"
 #include "app/registry.h"
 #include "render/builtin_scenes.h"
+#include "render/output_file.h"
 #include "render/png.h"
 #include "test_util.h"
 
@@ -266,6 +270,28 @@ TEST_F(CliTest, WritesAreAtomicAndFollowSymlinks) {
             0);
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().find(".XXXXXX"), std::string::npos);
+}
+
+// A FIFO or a device as the output is written in place, as `> path` would: renaming a temporary
+// file over it replaced it with a plain file (as root, even /dev/null).
+TEST_F(CliTest, FifosAndDevicesAreWrittenInPlace) {
+  const std::string fifo = path("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Held open for reading (and writing, so that nobody waits on anybody: Linux) while the render
+  // writes; a PNG of 8x8 fits the pipe's buffer.
+  const int keep = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(keep, 0);
+  EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "-o", fifo}), 0);
+  char buf[4096];
+  const ssize_t n = ::read(keep, buf, sizeof buf);
+  ::close(keep);
+  const std::string got = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+  EXPECT_EQ(got.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // A device is checked for itself, not for its directory's write permission (/dev).
+  EXPECT_NO_THROW(check_output_path("/dev/null", "-o"));
 }
 
 TEST_F(CliTest, SeveralFramesSayWhatWasWrittenWhenOneFails) {
