@@ -397,6 +397,27 @@ int cmd_scene_save(const std::string& name, const std::string& path, std::int64_
 
 }  // namespace
 
+namespace {
+
+// An option given an empty value ("-s ''", "--json ''") is a mistake, never "the default": CLI11
+// takes "" as a value and most options would then quietly do their default (or nothing). Throws
+// std::invalid_argument naming the first such option of the command that ran.
+void refuse_empty_values(const CLI::App& app) {
+  std::string command = "circles";
+  for (const CLI::App* cmd = &app; cmd;) {
+    if (cmd != &app) command += " " + cmd->get_name();
+    for (const CLI::Option* opt : cmd->get_options()) {
+      if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+      for (const std::string& v : opt->results())
+        if (v.empty()) throw std::invalid_argument(opt->get_name() + " is empty: give a value (" + command + " --help)");
+    }
+    const std::vector<const CLI::App*> ran = cmd->get_subcommands([](const CLI::App* c) { return c->parsed(); });
+    cmd = ran.empty() ? nullptr : ran.front();
+  }
+}
+
+}  // namespace
+
 int run_cli(int argc, const char* const* argv) {
   CLI::App app{"circles: renders many alpha-blended circles, in order, on the GPU or the CPU"};
   app.set_version_flag("--version", "circles 0.1");
@@ -576,6 +597,7 @@ int run_cli(int argc, const char* const* argv) {
   }
 
   try {
+    refuse_empty_values(app);
 #if CIRCLES_HAVE_GUI
     if (default_viewer || *view) return run_viewer(view_opt);
 #else

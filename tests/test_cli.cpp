@@ -102,6 +102,27 @@ TEST_F(CliTest, HelpAndUsageErrors) {
   EXPECT_EQ(cli({"render", "rgb", "--bogus"}), 2);
 }
 
+// An empty value is refused (exit 2) for every option, never taken as its default.
+TEST_F(CliTest, EmptyValuesAreRefused) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"render", "rgb", "-s", "", "-o", path("a.png")},
+           {"render", "rgb", "-s", "8x8", "--frames", "", "-o", path("a.png")},
+           {"check", "rgb", "-s", "8x8", "--diff", ""},
+           {"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--repeat", "1", "--json", ""},
+           {"bench", "--scenes", "", "-s", "8x8", "--renderers", "cpu-mt", "--repeat", "1"},
+           {"scene", "save", "rgb", ""},
+           {"kernels", "--list", "--json", ""},
+       }) {
+    std::string joined;
+    for (const std::string& a : args) joined += "'" + a + "' ";
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(cli(args), 2) << joined;
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(" is empty: give a value (circles "), std::string::npos) << joined << ": " << err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
 TEST(CliParse, LabSizes) {
   EXPECT_EQ(parse_lab_size("1025").n, 1025u);
   EXPECT_EQ(parse_lab_size("2^26").n, std::size_t{1} << 26);
