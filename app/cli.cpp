@@ -45,23 +45,48 @@ void parse_size(const std::string& text, int* width, int* height) {
   *height = h;
 }
 
+namespace {
+
+// A frame number of --frames or --frame: digits, up to kMaxFrame (limit: the largest allowed, for
+// the B of A:B one more). "" when `s` is one, else what is wrong with it.
+std::string frame_number_error(const std::string& s, std::int64_t limit) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return "not a whole number";
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+  if (errno == ERANGE || v > static_cast<unsigned long long>(limit))
+    return "frames go up to " + std::to_string(kMaxFrame) + " (2^62, as in scene files)";
+  return "";
+}
+
+}  // namespace
+
 void parse_frames(const std::string& text, std::int64_t* first, std::int64_t* last) {
-  auto number = [&](const std::string& s) -> std::int64_t {
-    if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("bad frame range '" + text +
-                                  "': expected A:B (frames A to B-1) or A, with 0 <= A < B");
+  auto number = [&](const std::string& s, std::int64_t limit) -> std::int64_t {
+    const std::string why = frame_number_error(s, limit);
+    if (!why.empty())
+      throw std::invalid_argument("bad frame range '" + text + "': expected A:B (frames A to B-1) or A, with 0 <= A < B: " +
+                                  why);
     return std::stoll(s);
   };
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos) {
-    *first = number(text);
+    *first = number(text, kMaxFrame);
     *last = *first + 1;
     return;
   }
-  *first = number(text.substr(0, colon));
-  *last = number(text.substr(colon + 1));
+  *first = number(text.substr(0, colon), kMaxFrame);
+  *last = number(text.substr(colon + 1), kMaxFrame + 1);
   if (*last <= *first)
     throw std::invalid_argument("bad frame range '" + text + "': B must be greater than A");
+}
+
+CLI::Validator frame_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string why = frame_number_error(text, kMaxFrame);
+        return why.empty() ? "" : "a frame is a whole number 0.." + std::to_string(kMaxFrame) + ", not '" + text + "'";
+      },
+      "0..2^62");
 }
 
 std::string frame_path(const std::string& pattern, std::int64_t frame, bool several) {
@@ -454,7 +479,7 @@ int run_cli(int argc, const char* const* argv) {
   save->add_option("NAME", save_name, "built-in scene name or scene file")->required();
   save->add_option("FILE", save_path, "output scene file")->required();
   save->add_option("--frame,--frames", save_frame, "animation frame A to save (default: the scene's own frame)")
-      ->check(seed_check());
+      ->check(frame_check());
   save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
 
   BenchOptions bench_opt;

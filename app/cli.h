@@ -21,6 +21,8 @@ CLI::Validator seed_check();
 // What the exit codes mean, for every --help.
 extern const char* const kExitCodes;
 CLI::Validator finite_check();
+// An animation frame: a whole number 0..kMaxFrame (2^62, the scene format's limit).
+CLI::Validator frame_check();
 
 int run_cli(int argc, const char* const* argv);
 
@@ -40,7 +42,8 @@ bool check_frame(const Image& ref, const Image& test, float tolerance, const std
 
 // "WxH" -> width, height (each 1..16384). Throws std::invalid_argument with a message.
 void parse_size(const std::string& text, int* width, int* height);
-// "A:B" (frames A..B-1) or "A" (just A) -> [first, last). Throws std::invalid_argument.
+// "A:B" (frames A..B-1) or "A" (just A) -> [first, last), frames up to kMaxFrame. Throws
+// std::invalid_argument.
 void parse_frames(const std::string& text, std::int64_t* first, std::int64_t* last);
 // The PNG path for `frame` given -o's value: a printf pattern ("f%04d.png") is filled in; for
 // several frames a plain name gets "-NNNN" before its extension.

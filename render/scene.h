@@ -34,6 +34,9 @@ struct Background {
   Float4 bottom{1.f, 1.f, 1.f, 1.f};
 };
 
+// The largest animation frame anywhere: a scene file's `frame`, --frames, scene save --frame.
+constexpr std::int64_t kMaxFrame = std::int64_t{1} << 62;
+
 struct Scene {
   std::string name;                  // built-in name or file path, for messages
   int width = 1024, height = 1024;   // preferred render size
@@ -41,7 +44,7 @@ struct Scene {
   Shading shading = Shading::Flat;
   Animation animation = Animation::None;
   std::uint64_t seed = 1;            // feeds the animation's noise (snow)
-  std::int64_t frame = 0;            // the animation frame this state is at
+  std::int64_t frame = 0;            // the animation frame this state is at (0..kMaxFrame)
   bool has_velocity = false;         // whether circle velocities are meaningful / saved
   std::vector<Circle> circles;
 };

@@ -44,7 +44,6 @@ constexpr std::uint64_t kMaxCircles = 100000000;
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{8} << 30;  // 8 GiB: 1e8 circle lines of ~80 bytes
 constexpr std::size_t kMinCircleLineBytes = 16;  // "0 0 0 1 0 0 0 0" plus its line feed
 constexpr std::int64_t kMaxImageSize = 16384;
-constexpr std::int64_t kMaxFrame = std::int64_t{1} << 62;
 constexpr int kMaxFields = 12;  // fields remembered per line; further ones are only counted
 
 // The header directives; Directive indexes kDirectives.

@@ -67,6 +67,34 @@ TEST(CliParse, Frames) {
   EXPECT_EQ(b, 6);
   for (const char* bad : {"", ":", "3:", ":4", "4:4", "5:2", "-1:2", "a:b", "1:2:3"})
     EXPECT_THROW(parse_frames(bad, &a, &b), std::invalid_argument) << bad;
+  // Frames go up to the scene format's 2^62, in --frames as in a scene file's `frame`.
+  parse_frames("4611686018427387904", &a, &b);
+  EXPECT_EQ(a, kMaxFrame);
+  EXPECT_EQ(b, kMaxFrame + 1);
+  parse_frames("4611686018427387903:4611686018427387905", &a, &b);
+  EXPECT_EQ(b, kMaxFrame + 1);
+  for (const char* bad : {"4611686018427387905", "0:4611686018427387906", "99999999999999999999999"}) {
+    try {
+      parse_frames(bad, &a, &b);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("frames go up to 4611686018427387904"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// scene save --frame takes a frame (not a seed's rule or message), up to what a scene file holds,
+// so that every file it writes reads back.
+TEST_F(CliTest, SceneSaveFramesAreFramesUpToTheFormatsLimit) {
+  for (const char* bad : {"-1", "abc", "0:3", "4611686018427387905", "18446744073709551615"}) {
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(cli({"scene", "save", "rgb", path("x.scene"), "--frame", bad}), 2) << bad;
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("a frame is a whole number 0..4611686018427387904"), std::string::npos) << bad << ": " << err;
+  }
+  EXPECT_FALSE(fs::exists(path("x.scene")));
+  ASSERT_EQ(cli({"scene", "save", "rgb", path("x.scene"), "--frame", "4611686018427387904"}), 0);
+  EXPECT_EQ(load_scene(path("x.scene")).frame, kMaxFrame);
 }
 
 TEST(CliParse, FramePaths) {
