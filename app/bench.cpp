@@ -72,7 +72,8 @@ int run_bench(const BenchOptions& opt) {
   if (modes.empty()) modes = {false};
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
-    if (!info) make_renderer(name);  // throws, listing the names
+    // Unknown, or (asked for by name) unavailable here: throws, before any pair is timed.
+    if (!info || !unavailable_reason(*info).empty()) make_renderer(name);
     std::vector<RendererSettings> list;
     if (given) {
       list.push_back(opt.settings);
@@ -106,10 +107,13 @@ int run_bench(const BenchOptions& opt) {
   }
 
   if (variants.empty()) throw std::invalid_argument("bench: no renderer takes the given settings");
-  // Check every scene name and the JSON path before timing anything (a run can be long).
+  // Check every scene and the JSON path before timing anything (a run can be long): a scene file
+  // is read once here, so that a bad one fails now, not after the pairs before it.
   for (const std::string& s : scenes) {
     std::error_code ec;
-    if (!find_scene(s) && !std::filesystem::exists(s, ec)) make_builtin_scene(s);  // throws, listing names
+    if (find_scene(s)) continue;
+    if (!std::filesystem::exists(s, ec)) make_builtin_scene(s);  // throws, listing names
+    load_scene(s, opt.seed);  // throws SceneError at the first bad line
   }
   if (!opt.json_path.empty()) check_output_path(opt.json_path, "--json");  // before any timing
   nlohmann::json results = nlohmann::json::array();

@@ -2,6 +2,7 @@
 #include "app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -160,6 +163,14 @@ CLI::Validator finite_check() {
       "");
 }
 
+std::string memory_text(double bytes) {
+  const double mib = 1024.0 * 1024;
+  char buf[64];
+  if (bytes >= 1024 * mib) std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024 * mib));
+  else std::snprintf(buf, sizeof buf, "%.0f MiB", std::max(1.0, std::ceil(bytes / mib)));
+  return buf;
+}
+
 double available_memory_bytes() {
   double avail = 0;
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
@@ -193,9 +204,11 @@ double render_memory_bytes(double pixels, double circles) { return 40 * pixels +
 
 void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   cmd->add_option("--tile-size", s->tile_size,
-                  "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's");
+                  "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's")
+      ->check(CLI::Range(1, 4096));  // 0 stands for "not given"
   cmd->add_option("--batch-size", s->batch_size,
-                  "circles culled per batch, for cuda-tile-scan (see `circles list`); default: one per thread");
+                  "circles culled per batch, for cuda-tile-scan (see `circles list`); default: one per thread")
+      ->check(CLI::Range(1, 4096));
   // Which renderers take one, from the registry; the names are in `circles list`.
   std::string takers;
   for (const RendererInfo& r : renderer_registry())
@@ -222,6 +235,11 @@ struct FrameJob {
   RendererSettings settings;
   CLI::Option* renderer_opt = nullptr;
   int copies = 1;  // images held at once (check: the renderer's and cpu-ref's)
+  // Checks the command's output paths, called before the scene is loaded (a big scene file takes
+  // seconds) with the first frame and whether there are several: --frames' where given, else
+  // frame 0 of one (the paths' folders are what can fail; the files are checked again once the
+  // scene's own frame is known).
+  std::function<void(std::int64_t first, bool several)> check_outputs;
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
@@ -248,6 +266,7 @@ struct FrameJob {
     if (!why.empty()) throw std::invalid_argument("renderer '" + renderer + "' is unavailable: " + why);
     if (!frames.empty()) parse_frames(frames, first, last);
     if (!size.empty()) parse_size(size, w, h);
+    if (check_outputs) check_outputs(frames.empty() ? 0 : *first, !frames.empty() && *last - *first > 1);
     if (const std::string note = scene_source_note(scene); !note.empty())
       std::fprintf(stderr, "circles: note: %s\n", note.c_str());
     *s = load_scene(scene, seed);
@@ -258,13 +277,14 @@ struct FrameJob {
     const double gib = 1024.0 * 1024 * 1024;
     char msg[256];
     if (avail > 0 && need > 0.9 * avail) {
-      std::snprintf(msg, sizeof msg, "%dx%d with %zu circles needs about %.1f GiB of memory; %.1f GiB are available",
-                    *w, *h, s->circles.size(), need / gib, avail / gib);
+      std::snprintf(msg, sizeof msg,
+                    "%dx%d with %zu circles needs about %s of memory; %s are available (a render takes at most 90%%)",
+                    *w, *h, s->circles.size(), memory_text(need).c_str(), memory_text(avail).c_str());
       throw std::runtime_error(msg);
     }
     if (need > 2 * gib)
-      std::fprintf(stderr, "circles: note: %dx%d with %zu circles uses about %.1f GiB of memory\n", *w, *h,
-                   s->circles.size(), need / gib);
+      std::fprintf(stderr, "circles: note: %dx%d with %zu circles uses about %s of memory\n", *w, *h,
+                   s->circles.size(), memory_text(need).c_str());
     if (frames.empty()) *first = s->frame, *last = s->frame + 1;
     if (*first < s->frame)
       throw std::invalid_argument("frame " + std::to_string(*first) + " is before the scene's frame " +
@@ -313,15 +333,19 @@ int cmd_list() {
 }
 
 int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
+  std::string pattern = out_pattern;
+  if (!out_given) {
+    const std::string stem = std::filesystem::path(job.scene).stem().string();
+    pattern = (find_scene(job.scene) ? job.scene : stem.empty() ? std::string("out") : stem) + ".png";
+  }
+  // A bad pattern, an empty -o or an unwritable place fails before any work.
+  if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
+  job.check_outputs = [&](std::int64_t f, bool several) { check_output_path(frame_path(pattern, f, several), "-o"); };
   Scene scene;
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
   job.resolve(&scene, &w, &h, &first, &last);
   const bool several = last - first > 1;
-  std::string pattern = out_pattern;
-  if (!out_given) pattern = (find_scene(job.scene) ? job.scene : std::string("out")) + ".png";
-  // A bad pattern, an empty -o or an unwritable place fails before any work.
-  if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
   const std::string first_path = frame_path(pattern, first, several);
   const std::string last_path = frame_path(pattern, last - 1, several);
   check_output_path(first_path, "-o");
@@ -377,6 +401,9 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
   job.copies = 2;
+  job.check_outputs = [&](std::int64_t f, bool several) {
+    check_output_path(frame_path(diff_pattern, f, several), "--diff");
+  };
   job.resolve(&scene, &w, &h, &first, &last);
   check_output_path(frame_path(diff_pattern, first, last - first > 1), "--diff");  // before any work
   std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
@@ -455,8 +482,8 @@ int run_cli(int argc, const char* const* argv) {
   CLI::App* render = app.add_subcommand("render", "render a scene to PNG (one file per frame)");
   render_job.add_to(render);
   CLI::Option* out_opt = render->add_option("-o,--output", out,
-                     "PNG path; default SCENE.png. Several frames: a printf pattern (f%04d.png) or "
-                     "NAME-NNNN.png");
+                     "PNG path; default SCENE.png here (a scene file's name without its folder and extension). "
+                     "Several frames: a printf pattern (f%04d.png) or NAME-NNNN.png");
 
   FrameJob check_job;
   float tolerance = 2e-3f;

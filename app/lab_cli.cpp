@@ -397,9 +397,9 @@ int run_kernels(const KernelsOptions& o) {
     const double need = lab::host_bytes_needed(j.task, j.type, j.shape);
     if (avail > 0 && need > 0.9 * avail) {
       std::fprintf(stderr,
-                   "circles: error: %s of %s needs about %.1f GiB of host memory for its input and CPU check; "
-                   "%.1f GiB are available\n",
-                   lab::task_name(j.task), j.shape.text().c_str(), need / (1u << 30), avail / (1u << 30));
+                   "circles: error: %s of %s needs about %s of host memory for its input and CPU check; "
+                   "%s are available (the lab takes at most 90%%)\n",
+                   lab::task_name(j.task), j.shape.text().c_str(), memory_text(need).c_str(), memory_text(avail).c_str());
       return 1;
     }
   }

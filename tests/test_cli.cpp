@@ -151,6 +151,63 @@ TEST_F(CliTest, EmptyValuesAreRefused) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+TEST(CliParse, MemoryIsSaidInUnitsThatShowIt) {
+  const double mib = 1024.0 * 1024;
+  EXPECT_EQ(memory_text(0), "1 MiB");
+  EXPECT_EQ(memory_text(0.3 * mib), "1 MiB");
+  EXPECT_EQ(memory_text(40.2 * mib), "41 MiB");
+  EXPECT_EQ(memory_text(1023 * mib), "1023 MiB");
+  EXPECT_EQ(memory_text(1536 * mib), "1.5 GiB");
+}
+
+// Everything that can be refused is refused before the slow part: the output's folder before a
+// scene file is read, and in bench every renderer and scene before the first pair is timed.
+TEST_F(CliTest, MistakesAreFoundBeforeTheWork) {
+  std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 1\n0.5 0.5 0 nan 1 1 1 1\n";
+  // The unwritable output is found first (2), not the bad file (1).
+  EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("no/such/dir/x.png")}), 2);
+  EXPECT_EQ(cli({"check", path("bad.scene"), "--diff", path("no/such/dir/d.png")}), 2);
+  EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("x.png")}), 1);
+  // A bad scene file after a good scene: nothing is timed.
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb," + path("bad.scene"), "-s", "8x8", "--renderers", "cpu-mt",
+                 "--repeat", "1", "--warmup", "0"}),
+            1);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
+  // A renderer unavailable here, named after one that is: nothing is timed.
+  const RendererInfo& binned = *find_renderer("cuda-tile-binned");
+  if (!unavailable_reason(binned).empty()) {
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt,cuda-tile-binned", "--repeat", "1",
+                   "--warmup", "0"}),
+              2);
+    out = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
+  }
+  // Tile and batch sizes are positive (0 stands for "not given").
+  for (const char* opt : {"--tile-size", "--batch-size"})
+    EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "-r", "cpu-mt", opt, "0", "-o", path("x.png")}), 2) << opt;
+  EXPECT_FALSE(fs::exists(path("x.png")));
+  EXPECT_FALSE(fs::exists(path("no")));
+}
+
+// Without -o a frame goes to SCENE.png in the current folder: a built-in's name, or a scene
+// file's name without its folder and extension.
+TEST_F(CliTest, DefaultOutputIsNamedAfterTheScene) {
+  ASSERT_EQ(cli({"scene", "save", "rgb", path("my sky.scene")}), 0);
+  const fs::path was = fs::current_path();
+  fs::current_path(dir_);
+  const int file_rc = cli({"render", path("my sky.scene"), "-s", "8x8"});
+  const int builtin_rc = cli({"render", "rgb", "-s", "8x8"});
+  fs::current_path(was);
+  EXPECT_EQ(file_rc, 0);
+  EXPECT_EQ(builtin_rc, 0);
+  EXPECT_TRUE(fs::exists(path("my sky.png")));
+  EXPECT_TRUE(fs::exists(path("rgb.png")));
+  EXPECT_FALSE(fs::exists(path("out.png")));
+}
+
 TEST(CliParse, LabSizes) {
   EXPECT_EQ(parse_lab_size("1025").n, 1025u);
   EXPECT_EQ(parse_lab_size("2^26").n, std::size_t{1} << 26);
@@ -389,8 +446,8 @@ TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
   EXPECT_EQ(check, 1);
   EXPECT_EQ(small, 0);
   EXPECT_EQ(lab, 1);
-  EXPECT_NE(err.find("reduce-sum of 67108864 needs about 0.3 GiB of host memory"), std::string::npos) << err;
-  EXPECT_NE(err.find("2048x2048 with 3 circles needs about 0.2 GiB of memory; 0.1 GiB are available"),
+  EXPECT_NE(err.find("reduce-sum of 67108864 needs about 257 MiB of host memory"), std::string::npos) << err;
+  EXPECT_NE(err.find("2048x2048 with 3 circles needs about 161 MiB of memory; 100 MiB are available"),
             std::string::npos)
       << err;
   EXPECT_FALSE(fs::exists(path("big.png")));
