@@ -624,18 +624,32 @@ int run_cli(int argc, const char* const* argv) {
     for (CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) nested->footer(kExitCodes);
   }
 
-  // An unknown command is named as such (CLI11 would only say that a subcommand is required).
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-      known = known || sub->get_name() == argv[1];
-    }
-    if (!known) {
-      std::fprintf(stderr, "circles: error: unknown command '%s' (commands: %s; circles --help)\n", argv[1],
-                   names.c_str());
-      return 2;
+  // An unknown command, an option where a command should be, or a missing command is named as
+  // such, at every level ("circles scene load"): CLI11 would only say that a subcommand is required.
+  if (argc > 1) {
+    const CLI::App* cmd = &app;
+    std::string path = "circles";
+    for (int i = 1;; ++i) {
+      const std::vector<const CLI::App*> subs = cmd->get_subcommands([](const CLI::App*) { return true; });
+      if (subs.empty()) break;  // a command of its own: CLI11 parses the rest
+      std::string names;
+      const CLI::App* next = nullptr;
+      for (const CLI::App* sub : subs) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+        if (i < argc && sub->get_name() == argv[i]) next = sub;
+      }
+      const std::string arg = i < argc ? argv[i] : "";
+      if (arg == "-h" || arg == "--help" || (cmd == &app && arg == "--version")) break;
+      std::string why;
+      if (i >= argc) why = path + " needs a command: " + names;
+      else if (arg[0] == '-') why = "unknown option '" + arg + "' where a command goes (commands: " + names + ")";
+      else if (!next) why = "unknown command '" + arg + "' (commands: " + names + ")";
+      if (!why.empty()) {
+        std::fprintf(stderr, "circles: error: %s; %s --help\n", why.c_str(), path.c_str());
+        return 2;
+      }
+      cmd = next;
+      path += " " + arg;
     }
   }
 

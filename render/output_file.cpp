@@ -52,7 +52,8 @@ void check_output_path(const std::string& path, const std::string& what) {
   }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec))
-    throw std::invalid_argument(what + " '" + path + "': directory '" + dir.string() + "' does not exist");
+    throw std::invalid_argument(what + " '" + path + "': '" + dir.string() + "' " +
+                                (fs::exists(dir, ec) ? "is not a directory" : "does not exist"));
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw std::invalid_argument(what + " '" + path + "': directory '" + dir.string() + "' is not writable");
 }

@@ -427,9 +427,11 @@ class Parser {
     c.x = bounded(l, l.field[0], "x");
     c.y = bounded(l, l.field[1], "y");
     c.z = bounded(l, l.field[2], "z");
-    c.radius = bounded(l, l.field[3], "radius");
+    c.radius = number(l, l.field[3], "radius");
     if (!(c.radius > 0.f))
       fail(l, l.field[3].begin, "radius must be greater than 0, found " + quote(l.field[3]));
+    if (!(c.radius <= kMaxMagnitude))
+      fail(l, l.field[3].begin, "radius must be at most 1e6, found " + quote(l.field[3]));
     c.r = intensity(l, l.field[4], "r");
     c.g = intensity(l, l.field[5], "g");
     c.b = intensity(l, l.field[6], "b");

@@ -128,6 +128,21 @@ TEST_F(CliTest, HelpAndUsageErrors) {
 #endif
   EXPECT_EQ(cli({"frobnicate"}), 2);
   EXPECT_EQ(cli({"render", "rgb", "--bogus"}), 2);
+  // A missing or unknown command, or an option in its place, is named at every level.
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"frobnicate"}, "unknown command 'frobnicate' (commands: list, render"},
+           {{"--bogus"}, "unknown option '--bogus' where a command goes"},
+           {{"scene", "load", "x"}, "unknown command 'load' (commands: save); circles scene --help"},
+           {{"scene"}, "circles scene needs a command: save"},
+           {{"scene", "-x"}, "unknown option '-x' where a command goes (commands: save)"},
+       }) {
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(cli(args), 2) << says;
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(says), std::string::npos) << err;
+  }
+  EXPECT_EQ(cli({"scene", "--help"}), 0);
+  EXPECT_EQ(cli({"--version"}), 0);
 }
 
 // An empty value is refused (exit 2) for every option, never taken as its default.
@@ -353,6 +368,12 @@ TEST_F(CliTest, OutputsAreCheckedBeforeAnyWork) {
   }
   EXPECT_FALSE(fs::exists(path("no")));
   EXPECT_FALSE(fs::exists(path("x.png")));
+  // A file where a folder should be is called what it is.
+  std::ofstream(path("f.png")) << "a file";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "-o", path("f.png/x.png")}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("f.png' is not a directory"), std::string::npos) << err;
 }
 
 TEST_F(CliTest, WritesAreAtomicAndFollowSymlinks) {

@@ -603,6 +603,10 @@ TEST(SceneErrors, Radius) {
                       "radius must be greater than 0, found '-0'"));
   EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 -0.25 1 0 0 1"), 3, 11,
                       "radius must be greater than 0, found '-0.25'"));
+  // Out of range on either side: the rule that applies to a radius, not the positions' +-1e6.
+  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 -2e6 1 0 0 1"), 3, 11, "radius must be greater than 0, found '-2e6'"));
+  EXPECT_TRUE(ErrorAt(OneCircle("0.5 0.5 0 1000001 1 0 0 1"), 3, 11, "radius must be at most 1e6, found '1000001'"));
+  EXPECT_EQ(parse_scene(OneCircle("0.5 0.5 0 1e6 1 0 0 1"), "r.scene").circles.at(0).radius, 1e6f);
 }
 
 TEST(SceneErrors, ColorRange) {
@@ -838,7 +842,9 @@ TEST(SceneIoBounds, HugeButFiniteValuesAreRejected) {
       ADD_FAILURE() << line;
     } catch (const SceneError& e) {
       EXPECT_EQ(e.line(), 3) << line;
-      EXPECT_NE(e.message().find("between -1e6 and 1e6"), std::string::npos) << e.what();
+      const bool radius = std::string(line) == "0.5 0.5 0 2e19 1 1 1 1";
+      EXPECT_NE(e.message().find(radius ? "radius must be at most 1e6" : "between -1e6 and 1e6"), std::string::npos)
+          << e.what();
     }
   }
 }
