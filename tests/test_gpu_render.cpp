@@ -211,6 +211,8 @@ std::vector<Image> reference_frames(const std::string& scene_name, const Size& s
 // cuda-tile-binned's flat-shading agreement with cpu-ref (its FMA blend); docs/KERNELS.md has
 // the measured worst case.
 constexpr float kFmaFlatBound = 1e-5f;
+// Every renderer's snow frames against cpu-ref's, per channel (expf; GpuMatchesCpuRef).
+constexpr float kSnowBound = 1e-5f;
 
 // The largest difference of the two images' alpha as rendered (not clamped to 1, as
 // compare_images does for display: every built-in background is opaque, so clamped alphas are
@@ -300,10 +302,11 @@ TEST_P(GpuMatchesCpuRef, AllSizesAndFrames) {
       // Flat shading uses no transcendental functions and FMA contraction is off on both
       // sides, so CPU and GPU agree to float noise; cuda-tile-binned's blend is one FMA per
       // channel (one rounding fewer a blend than cpu-ref's), measured within kFmaFlatBound.
-      if (flat) {
-        const float bound = renderer == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f;
-        for (float m : c.max_abs) EXPECT_LE(m, bound);
-      }
+      // Snow's alpha goes through expf, an ulp apart on the two sides: 2.4e-7 measured
+      // (cuda-tile-binned, 1000x777, frame 1; docs/bench/shade12/checks.txt), where the GPU
+      // tests' 2e-3 would pass a flake's whole outer ring missing (its alpha is under 0.01).
+      const float bound = !flat ? kSnowBound : renderer == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f;
+      for (float m : c.max_abs) EXPECT_LE(m, bound);
     }
   }
 }
