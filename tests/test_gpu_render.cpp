@@ -1020,6 +1020,47 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
 }
 
 // No circles at all: the clear alone, at a size smaller than one tile in y.
+// Over a transparent background the alpha channel is the picture's (PNG alpha), no longer
+// clamped away at 1 by the opaque built-in backgrounds: every CUDA renderer's exact frames, the
+// strategies of cuda-tile-binned forced one by one (runs composed or not), against cpu-ref's
+// colour and unclamped alpha sums (expect_exact_matches), frames 0 and 1 of a still and an
+// animated scene.
+TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    for (const char* forced : {"", "direct", "binned", "compose2", "compose0", "tiny"}) {
+      if (*forced && name != "cuda-tile-binned") continue;
+      const ForcedStrategy strategy(forced);
+      for (const char* scene_name : {"rand10k", "hypnosis", "micro2M"}) {
+        Scene scene = cached_scene(scene_name);
+        scene.background = Background{};
+        scene.background.top = Float4{.2f, .4f, .6f, 0.f};
+        auto gpu = make_renderer(name);
+        auto ref = make_renderer("cpu-ref");
+        gpu->load(scene, 257, 193);
+        ref->load(scene, 257, 193);
+        Image a, b;
+        for (int f = 0; f < 2; ++f) {
+          if (f > 0) gpu->advance(), ref->advance();
+          gpu->render();
+          ref->render();
+          ref->read_image(&a);
+          gpu->read_image(&b);
+          const std::string what = name + " " + forced + " " + scene_name + " frame " + std::to_string(f) + " (" +
+                                   gpu->plan() + ")";
+          const Comparison c = expect_exact_matches(a, b, what);
+          for (float m : c.max_abs) EXPECT_LE(m, name == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f) << what;
+        }
+        // The alpha that clamping hid: some pixels left uncovered (0), some covered past 1.
+        float lowest = 1.f, highest = 0.f;
+        for (const Float4& p : a.pixels) lowest = std::min(lowest, p.w), highest = std::max(highest, p.w);
+        EXPECT_EQ(lowest, 0.f) << scene_name;
+        EXPECT_GT(highest, 1.f) << scene_name;
+      }
+    }
+  }
+}
+
 TEST(GpuRenderer, EmptySceneIsTheBackground) {
   for (const std::string& name : gpu_renderers()) {
     REQUIRE_RENDERER(*find_renderer(name));
