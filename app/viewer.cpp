@@ -395,7 +395,7 @@ void Viewer::frame_to_texture() {
                           : "host copy: read_image + glTexSubImage2D (CPU renderer)");
 }
 
-void Viewer::export_frame(const std::string& path) {
+bool Viewer::export_frame(const std::string& path) {
   ui_.export_png.reveal = true;
   try {
     // Exactly what `circles render` does with the same scene, size, renderer and frame.
@@ -408,10 +408,12 @@ void Viewer::export_frame(const std::string& path) {
     ui_.export_png.status = buf;
     ui_.export_png.ok = true;
     report("export: %s", buf);
+    return true;
   } catch (const std::exception& e) {
     ui_.export_png.status = e.what();
     ui_.export_png.ok = false;
     report("error: export: %s", e.what());
+    return false;
   }
 }
 
@@ -687,7 +689,8 @@ int Viewer::run() {
       poll_check(true);
       ui_.check.overlay = o.diff_overlay && presenter_->has_overlay();
     }
-    if (last_frame && !o.export_png.empty()) export_frame(o.export_png);
+    // Asked for on the command line: a write that failed fails the run (exit 1), as in `render`.
+    if (last_frame && !o.export_png.empty() && !export_frame(o.export_png)) check_failed_ = true;
     poll_check(false);
 
     // The inspector: --inspect once the first frame is drawn; its answer when ready (waited for

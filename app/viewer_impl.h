@@ -73,7 +73,7 @@ class Viewer {
   void resize_render(int w, int h);
 
   void frame_to_texture();
-  void export_frame(const std::string& path);
+  bool export_frame(const std::string& path);  // false (and said) when the write failed
   void start_check();
   void poll_check(bool wait);
   void take_screenshot(const std::string& path, int fb_w, int fb_h);

@@ -7,6 +7,7 @@
 
 #include "app/cli.h"
 #include "app/viewer.h"
+#include "render/output_file.h"
 #include "app/live_lab.h"
 #include "app/viewer_layout.h"
 #include "app/lab_registry.h"
@@ -21,13 +22,6 @@ namespace {
 bool env_set(const char* name) {
   const char* v = std::getenv(name);
   return v && *v && std::string(v) != "0";
-}
-
-void require_writable_dir(const std::string& flag, const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw std::invalid_argument(flag + " '" + path + "': directory '" + parent.string() + "' does not exist");
 }
 
 }  // namespace
@@ -141,10 +135,12 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     const std::string& fixed = opt.size.empty() ? opt.render_size : opt.size;
     if (!fixed.empty()) parse_size(fixed, &c.fixed_w, &c.fixed_h);
   }
-  if (!opt.screenshot.empty()) require_writable_dir("--screenshot", opt.screenshot);
-  if (!opt.export_png.empty()) require_writable_dir("--export", opt.export_png);
+  // Output paths as `circles render` checks -o: a directory, a missing or unwritable folder is a
+  // usage error before anything opens.
+  if (!opt.screenshot.empty()) check_output_path(opt.screenshot, "--screenshot");
+  if (!opt.export_png.empty()) check_output_path(opt.export_png, "--export");
 
-  // The renderer (exit 1 when unknown or unavailable, as `circles render`).
+  // The renderer (exit 2 when unknown or unavailable, as in `circles render`).
   c.renderer = opt.renderer.empty() ? default_renderer_name() : opt.renderer;
   const RendererInfo* info = find_renderer(c.renderer);
   if (!info) make_renderer(c.renderer);  // throws, listing the names

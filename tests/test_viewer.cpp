@@ -693,6 +693,8 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
       {{"view", "--vsync", "maybe"}, "--vsync must be 'on' or 'off'"},
       {{"view", "--offscreen", "--quit-after", "2", "--vsync", "on"}, "window only"},
       {{"view", "--quit-after", "2", "--screenshot", "no/such/dir/x.png"}, "does not exist"},
+      {{"view", "--quit-after", "2", "--export", ::testing::TempDir()}, "is a directory, not a file"},
+      {{"view", "--quit-after", "2", "--screenshot", ::testing::TempDir()}, "is a directory, not a file"},
       {{"view", "--speed", "99"}, "--speed"},
   };
   for (const Case& c : cases) {
@@ -704,6 +706,13 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
     EXPECT_LT(v.rc, 128) << describe(v);
     EXPECT_TRUE(contains(v.err, c.message)) << describe(v);
     EXPECT_FALSE(contains(v.err, "cannot open a window")) << "validated too late: " << describe(v);
+  }
+  // An --export whose write fails (a full device) fails the run, as `circles render -o` does.
+  std::error_code ec;
+  if (fs::is_character_file("/dev/full", ec)) {
+    const Result full = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--export", "/dev/full"});
+    EXPECT_EQ(full.rc, 1) << describe(full);
+    EXPECT_TRUE(contains(full.err, "cannot write PNG '/dev/full'")) << describe(full);
   }
   // An unreadable scene file is a SceneError with file:line:column.
   std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n0.5 0.5 0 0.1 1 0 0 1\n";
