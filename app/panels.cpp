@@ -163,11 +163,29 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
 }
 
 void renderer_panel(RendererUi& r) {
-  std::string previous_why;
-  for (const RendererInfo& info : renderer_registry()) {
+  const std::vector<RendererInfo>& all = renderer_registry();
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const RendererInfo& info = all[k];
     const std::string why = unavailable_reason(info);
-    const bool same_why = !why.empty() && why == previous_why;
-    previous_why = why;
+    // Renderers unavailable for one reason (no GPU: every CUDA one) share one line: the names,
+    // greyed, then the reason; hover a name for its description. It keeps the column within a
+    // 1280x720 window on a machine without a GPU.
+    std::size_t run = 1;
+    while (!why.empty() && k + run < all.size() && unavailable_reason(all[k + run]) == why) ++run;
+    if (run > 1) {
+      for (std::size_t j = k; j < k + run; ++j) {
+        if (j > k) ImGui::SameLine(0.f, 0.f), ImGui::TextDisabled(", "), ImGui::SameLine(0.f, 0.f);
+        ImGui::TextDisabled("%s", all[j].name.c_str());
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+          ImGui::SetTooltip("%s\n%s\nunavailable: %s", all[j].description.c_str(), all[j].source.c_str(), why.c_str());
+      }
+      if (why != r.noticed) {  // else the notice above the panels says it (and each name's tooltip)
+        ImGui::TextDisabled("  unavailable: %s", why.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("unavailable: %s", why.c_str());
+      }
+      k += run - 1;
+      continue;
+    }
     ImGui::BeginDisabled(!why.empty());
     if (ImGui::Selectable(info.name.c_str(), info.name == r.current) && info.name != r.current) {
       r.requested = info.name;
@@ -178,10 +196,9 @@ void renderer_panel(RendererUi& r) {
       ImGui::SetTooltip("%s\n%s%s%s", info.description.c_str(), info.source.c_str(),
                         why.empty() ? "" : "\nunavailable: ", why.c_str());
     if (!why.empty()) {
-      // One line per renderer: the name (greyed) and its reason on the same line, the full text
-      // when it differs from the one above; hover for the whole of it.
+      // One line: the name (greyed) and its reason; hover for the whole of it.
       ImGui::SameLine(130.f);
-      ImGui::TextDisabled("unavailable%s%s", same_why ? " (the same reason)" : ": ", same_why ? "" : why.c_str());
+      ImGui::TextDisabled("unavailable: %s", why.c_str());
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("unavailable: %s", why.c_str());
     }
   }

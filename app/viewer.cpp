@@ -161,9 +161,10 @@ void Viewer::setup() {
   presenter_ = std::make_unique<Presenter>();
   ui_timer_ = std::make_unique<GlTimer>();
 
-  if (!cfg_.no_cuda_reason.empty())
-    notice("No CUDA device: " + cfg_.no_cuda_reason + ". Rendering on the CPU (" + cfg_.renderer +
-           "); frames are uploaded with glTexSubImage2D.");
+  if (!cfg_.no_cuda_reason.empty()) {
+    notice("No CUDA device: " + cfg_.no_cuda_reason + "; CPU only.");
+    ui_.renderer.noticed = cfg_.no_cuda_reason;
+  }
   if (cfg_.force_no_interop) {
     interop_off_reason_ = "interop disabled by " + cfg_.no_interop_source;
     notice("CUDA-GL interop disabled (" + cfg_.no_interop_source +

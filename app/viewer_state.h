@@ -75,6 +75,7 @@ struct RendererUi {
   std::string error;
   std::string present_path;  // "cuda-gl interop (surface)" / "host copy (...)"
   std::string plan;          // how the last frame was drawn and why (Renderer::plan), "" none
+  std::string noticed;       // an unavailability reason the column's notice already gives in full
 };
 
 struct AnimationUi {

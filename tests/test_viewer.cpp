@@ -455,7 +455,9 @@ TEST_F(ViewerBinary, OffscreenScreenshotShowsPanelsAndTheFrameOneToOne) {
 // included, when there is no GPU), and the frame is the unit square, letterboxed: the bands
 // beside it are the letterbox, not the scene's white background.
 TEST_F(ViewerBinary, DefaultWindowFitsThePanelsAndShowsTheUnitSquare) {
-  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "2", "--screenshot",
+  // Ten frames: by then the Timings panel lists every stage (two frames showed fewer, and hid a
+  // column 42 pixels too tall without a GPU).
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "10", "--screenshot",
                             path("shot.png")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   EXPECT_TRUE(contains(v.out, "panels: everything fits without scrolling")) << v.out;
