@@ -109,9 +109,11 @@ void Viewer::check_transpose_view() {
 void Viewer::run_heat(bool last_frame) {
   HeatUi& h = ui_.heat;
   const bool cuda = renderer_->device_pixels() != nullptr;
-  h.unavailable = !cuda               ? "the frame is drawn on the CPU: pick a CUDA renderer"
+  h.unavailable = !cuda ? (cfg_.no_cuda_reason.empty() ? "the frame is drawn on the CPU: pick a CUDA renderer"
+                                                       : "the frame is drawn on the CPU: no CUDA device here (" +
+                                                             cfg_.no_cuda_reason + ")")
                   : transpose_shown_ ? "the transpose view holds the overlay: turn it off first"
-                                      : "";
+                                     : "";
   const bool want_time = cuda && h.mode == 3;
   if (want_time != timing_tiles_) timing_tiles_ = renderer_->time_tiles(want_time) && want_time;
   const bool log = last_frame && !cfg_.opt.heat.empty();
