@@ -8,14 +8,23 @@
 # -DCIRCLES_FUZZ=ON, no CUDA, no viewer), build, ctest, fuzz. Fails at the first failing phase:
 # any sanitizer report is fatal (-fno-sanitize-recover=all), and so is anything the fuzzer finds.
 #
-# Environment: CIRCLES_FUZZ_SECONDS (default 60) bounds the fuzz run; CIRCLES_SANITIZE_JOBS
-# (default 2) the build and ctest parallelism.
+# Environment: CIRCLES_FUZZ_SECONDS (default 60, 0 skips the fuzz run) bounds the fuzz run;
+# CIRCLES_SANITIZE_JOBS (default 2) the build and ctest parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=$root/build-asan
 fuzz_seconds=${CIRCLES_FUZZ_SECONDS:-60}
 jobs=${CIRCLES_SANITIZE_JOBS:-2}
+# Whole numbers only (libFuzzer would take -max_total_time=0 as "no limit": 0 skips the run here).
+if ! [[ $fuzz_seconds =~ ^[0-9]+$ ]]; then
+  echo "ci-sanitize: CIRCLES_FUZZ_SECONDS: expected a whole number of seconds, not '$fuzz_seconds'" >&2
+  exit 2
+fi
+if ! [[ $jobs =~ ^[1-9][0-9]*$ ]]; then
+  echo "ci-sanitize: CIRCLES_SANITIZE_JOBS: expected a whole number from 1, not '$jobs'" >&2
+  exit 2
+fi
 
 for tool in clang clang++; do
   if ! command -v "$tool" > /dev/null; then
@@ -42,12 +51,17 @@ phase_done() {
   echo "ci-sanitize: -- $phase_name took ${took} s"
   phase_name=""
 }
+completed=0  # set once every phase has passed: a run killed by a signal exits the trap with $? 0
 on_exit() {
-  local rc=$?
+  local rc=$? verdict
   [ -n "$phase_name" ] && summary+=("$phase_name: FAILED after $(( $(date +%s) - phase_start )) s")
   echo "ci-sanitize: durations:"
   printf 'ci-sanitize:   %s\n' "${summary[@]}"
-  echo "ci-sanitize: total $(( $(date +%s) - t_all )) s, $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)")"
+  if [ "$rc" -ne 0 ]; then verdict="FAILED (exit $rc)"
+  elif [ "$completed" -ne 1 ]; then verdict="FAILED (stopped before the end)"
+  else verdict=passed
+  fi
+  echo "ci-sanitize: total $(( $(date +%s) - t_all )) s, $verdict"
 }
 trap on_exit EXIT
 
@@ -86,6 +100,11 @@ phase_done
 # a finding lands in build-asan/fuzz-run/ as crash-*, leak-*, timeout-* or oom-*. Replay one with
 #   build-asan/fuzz/circles_scene_fuzz FILE    (or build/tests/circles_scene_fuzz_replay FILE)
 # then fix the bug and add the file to fuzz/corpus/ so scene_fuzz_corpus keeps it fixed.
+if [ "$fuzz_seconds" -eq 0 ]; then
+  echo "ci-sanitize: fuzzing skipped (CIRCLES_FUZZ_SECONDS=0)"
+  completed=1
+  exit 0
+fi
 phase "fuzz scene parser for ${fuzz_seconds} s"
 run=$build/fuzz-run
 rm -rf "$run"
@@ -107,3 +126,4 @@ if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
   exit 1
 fi
 phase_done
+completed=1

@@ -19,12 +19,24 @@
 # 8 files from $OUT (the viewer step alone writes 9): with GPU_RUN_PACK=1 the run ends by packing
 # the files it wrote into $OUT/gpu-run.tar.gz (read them with tar -xzf).
 set -uo pipefail
-BIN=$(realpath "${BIN:-.device/bin}")
+BIN=$(realpath "${BIN:-.device/bin}") && [ -x "$BIN/circles" ] || {
+  echo "gpu-run: no executable circles in '${BIN:-.device/bin}' (see the preparation steps above)" >&2
+  exit 2
+}
 OUT=${OUT:-/tmp/circles-gpu-out}
 mkdir -p "$OUT"
 stamp=$(mktemp)  # what this run writes under $OUT is newer (GPU_RUN_PACK)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench viewer)
+# Every step named is checked before any runs: a misspelt one would otherwise be skipped silently
+# after the device time of the others was spent. (The same list as the case below.)
+known=" $(grep -oE '^    [a-z-]+\)$' "$0" | tr -d ' )' | tr '\n' ' ')"
+for step in "${steps[@]}"; do
+  case "$known" in
+    *" $step "*) ;;
+    *) echo "gpu-run: unknown step '$step' (steps:$known)" >&2; exit 2 ;;
+  esac
+done
 status=0
 # compute-sanitizer's memcheck, racecheck and synccheck on cuda-tile-binned, exact and early exit,
 # at 257x193: sanitize_binned LOG FRAMES SCENE... (snow always frames 0:3); the runs' output in
@@ -62,8 +74,10 @@ for step in "${steps[@]}"; do
       echo "== compute-sanitizer"
       : > "$OUT/sanitizer.log"
       : > "$OUT/sanitizer.runs.txt"  # a line a run, as the console shows it
+      renderers=$("$BIN/circles" list | awk '/^  cuda-/ {print $1}')
+      [ -n "$renderers" ] || { echo "gpu-run: sanitize: circles list names no CUDA renderer" >&2; status=1; }
       for tool in memcheck racecheck synccheck; do
-        for r in $("$BIN/circles" list | awk '/^  cuda-/ {print $1}'); do
+        for r in $renderers; do
           for scene in rand10k pattern snow; do
             frames=0; [ "$scene" = snow ] && frames=0:3
             compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" \
@@ -81,17 +95,21 @@ for step in "${steps[@]}"; do
       echo "== benchmark 1024x1024: CUDA renderers, every tile size, side by side"
       "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned --modes exact,early-exit \
         --repeat 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       echo "== benchmark 1024x1024: CPU renderers (one warm-up frame on the slow scenes)"
-      { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --repeat 10 --warmup 1 --max-seconds 2
+      { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --repeat 10 --warmup 1 --max-seconds 2 &&
         "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --repeat 5 --warmup 1 --max-seconds 2; } \
         2>&1 | tee "$OUT/bench_cpu.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     fast)
       echo "== cuda-tile-binned, both modes, both tiles, every scene at 1024x1024; stress10M at 3840x2160"
       "$BIN/circles" bench -s 1024x1024 --renderers cuda-tile-binned --modes exact,early-exit \
         --repeat 20 --warmup 3 --max-seconds 2 --json "$OUT/bench_fast.json" 2>&1 | tee "$OUT/bench_fast.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       "$BIN/circles" bench --scenes stress10M -s 3840x2160 --renderers cuda-tile-binned --modes exact,early-exit \
         --repeat 5 --warmup 1 --max-seconds 20 --json "$OUT/bench_stress4k.json" 2>&1 | tee "$OUT/bench_stress4k.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     fast-sanitize)
       echo "== compute-sanitizer on cuda-tile-binned: rand10k, rand1M, micro2M, snow; exact and early exit"

@@ -16,8 +16,8 @@ scene (in the order they first appear), one bar per variant (renderer, knobs and
 Usage: scripts/plot_kernels.py FILE.json [-o OUTDIR] [--markdown FILE]   (needs python3-matplotlib)
 --markdown also writes the same measurements as Markdown tables (docs/KERNELS.md quotes them; for
 bench, a table of medians, scene by variant, and one of the work counted per record where the
-renderer counts it); it works without matplotlib. Exit codes: 0 done, 1 bad input, 3 matplotlib
-is missing (no PNG drawn).
+renderer counts it); it works without matplotlib. Exit codes: 0 done, 1 bad input or an output
+that cannot be written, 2 a command-line mistake, 3 matplotlib is missing (no PNG drawn).
 """
 import argparse
 import json
@@ -133,6 +133,22 @@ MB = 1024.0 * 1024.0  # as `circles bench` prints peak device memory
 
 def is_bench(records):
     return all(isinstance(r, dict) and "scene" in r and "median_ms" in r for r in records)
+
+
+KERNEL_FIELDS = {"family": str, "task": str, "type": str, "size": str, "variant": str, "check": str,
+                 "gbps": (int, float), "median_ms": (int, float), "min_ms": (int, float), "max_ms": (int, float)}
+
+
+def check_kernels(records):
+    """The reason the kernel records cannot be plotted, or None."""
+    for i, r in enumerate(records):
+        for key, kind in KERNEL_FIELDS.items():
+            if not isinstance(r.get(key), kind) or isinstance(r.get(key), bool):
+                return "record %d: %s is missing or not a %s" % (
+                    i, key, "string" if kind is str else "number")
+        if "param" in r and not isinstance(r["param"], int):
+            return "record %d: param is not a whole number" % i
+    return None
 
 
 def check_bench(records):
@@ -273,7 +289,16 @@ def main():
     if not isinstance(records, list):
         sys.exit("plot_kernels: %s is neither `circles kernels --json` nor `circles bench --json` output"
                  % args.json)
-    if records and is_bench(records):
+    if not records:
+        sys.exit("plot_kernels: %s holds no records: nothing to plot" % args.json)
+    try:
+        run(args, records)
+    except OSError as e:  # the output folder, a PNG or the Markdown file
+        sys.exit("plot_kernels: cannot write %s: %s" % (e.filename or args.outdir, e.strerror or e))
+
+
+def run(args, records):
+    if is_bench(records):
         problem = check_bench(records)
         if problem:
             sys.exit("plot_kernels: %s is not usable `circles bench --json` output: %s" % (args.json, problem))
@@ -288,6 +313,9 @@ def main():
         sys.exit("plot_kernels: %s is neither `circles kernels --json` nor `circles bench --json` output "
                  "(kernel records have \"family\" and \"task\", bench records \"scene\" and \"median_ms\")"
                  % args.json)
+    problem = check_kernels(records)
+    if problem:
+        sys.exit("plot_kernels: %s is not usable `circles kernels --json` output: %s" % (args.json, problem))
     os.makedirs(args.outdir, exist_ok=True)
     families = group_records(records)
     if args.markdown:
