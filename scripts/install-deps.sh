@@ -15,10 +15,18 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo > /dev/null; then
+    echo "install-deps: not root and no sudo here: run this as root, or install these packages:" \
+         "${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)  # sudo resets the environment: DEBIAN_FRONTEND goes through env below
+fi
 # A busy package manager (unattended upgrades, another install) is waited for, up to 10 minutes,
 # instead of failing at once on its lock.
 wait_lock=(-o DPkg::Lock::Timeout=600)
-$sudo apt-get "${wait_lock[@]}" update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+"${sudo[@]}" apt-get "${wait_lock[@]}" update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends \
+  "${missing[@]}"
