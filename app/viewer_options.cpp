@@ -139,6 +139,11 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   // usage error before anything opens.
   if (!opt.screenshot.empty()) check_output_path(opt.screenshot, "--screenshot");
   if (!opt.export_png.empty()) check_output_path(opt.export_png, "--export");
+  if (!opt.screenshot.empty() && !opt.export_png.empty() &&
+      std::filesystem::path(output_target(opt.screenshot)).lexically_normal() ==
+          std::filesystem::path(output_target(opt.export_png)).lexically_normal())
+    throw std::invalid_argument("--screenshot and --export name the same file '" + opt.export_png +
+                                "': the screenshot would overwrite the frame");
 
   // The renderer (exit 2 when unknown or unavailable, as in `circles render`).
   c.renderer = opt.renderer.empty() ? default_renderer_name() : opt.renderer;

@@ -697,6 +697,7 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
       {{"view", "--quit-after", "2", "--screenshot", "no/such/dir/x.png"}, "does not exist"},
       {{"view", "--quit-after", "2", "--export", ::testing::TempDir()}, "is a directory, not a file"},
       {{"view", "--quit-after", "2", "--screenshot", ::testing::TempDir()}, "is a directory, not a file"},
+      {{"view", "--quit-after", "2", "--screenshot", "same.png", "--export", "./same.png"}, "name the same file"},
       {{"view", "--speed", "99"}, "--speed"},
   };
   for (const Case& c : cases) {
