@@ -36,15 +36,31 @@ double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* s
 
 std::string minutes_text(double seconds) {
   char buf[64];
-  if (seconds < 90) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  if (seconds < 10) std::snprintf(buf, sizeof buf, "%.2g s", seconds);
+  else if (seconds < 90) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
   else std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
   return buf;
+}
+
+// The list without repeats, in first-seen order (a pair named twice would be timed twice, under
+// the same label).
+std::vector<std::string> unique(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names)
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  return out;
 }
 
 }  // namespace
 
 int run_bench(const BenchOptions& opt) {
-  std::vector<std::string> scenes = opt.scenes, renderers = opt.renderers;
+  if (opt.min_repeat > opt.repeat)
+    throw std::invalid_argument("bench: --min-repeat " + std::to_string(opt.min_repeat) + " is more than --repeat " +
+                                std::to_string(opt.repeat) + " (the timed frames a pair takes at most)");
+  if (opt.settings.early_exit && !opt.modes.empty())
+    throw std::invalid_argument("bench: --early-exit and --modes both say which modes to time: give one "
+                                "(--modes early-exit, or --modes exact,early-exit)");
+  std::vector<std::string> scenes = unique(opt.scenes), renderers = unique(opt.renderers);
   if (scenes.empty())
     for (const SceneInfo& s : scene_registry()) scenes.push_back(s.name);
   if (renderers.empty()) {
@@ -63,7 +79,7 @@ int run_bench(const BenchOptions& opt) {
   const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0 || !opt.settings.scan.empty();
   // Modes: exact, and early exit for the renderers that have it (--modes, or --early-exit alone).
   std::vector<bool> modes;
-  for (const std::string& m : opt.modes) {
+  for (const std::string& m : unique(opt.modes)) {
     if (m == "exact") modes.push_back(false);
     else if (m == "early-exit") modes.push_back(true);
     else throw std::invalid_argument("bench: --modes takes exact and early-exit, not '" + m + "'");
@@ -121,10 +137,13 @@ int run_bench(const BenchOptions& opt) {
   // the budget (or --min-repeat) makes a pair take longer, so this bound holds unless frames
   // are that slow. Loading scenes comes on top.
   const std::size_t pairs = scenes.size() * variants.size();
+  const std::string min_note =
+      opt.min_repeat > 1 ? " or --min-repeat's " + std::to_string(opt.min_repeat) + " frames take longer than that" : "";
   std::fprintf(stderr, "bench: %zu scenes x %zu renderer variants = %zu pairs, %dx%d; budget %.3g s a pair: "
-               "about %s at most (plus loading scenes), longer only where one frame takes more than %.3g s\n",
+               "about %s at most (plus loading scenes), longer only where one frame takes more than %.3g s%s\n",
                scenes.size(), variants.size(), pairs, opt.width, opt.height, opt.max_seconds,
-               minutes_text(static_cast<double>(pairs) * opt.max_seconds).c_str(), opt.max_seconds / 2);
+               minutes_text(static_cast<double>(pairs) * opt.max_seconds).c_str(), opt.max_seconds / 2,
+               min_note.c_str());
   std::printf("%-14s %-20s %7s %10s %10s %10s  %s\n", "scene", "renderer", "frames", "median ms",
               "min ms", "max ms", "stage medians (ms)");
   std::fflush(stdout);

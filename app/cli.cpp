@@ -519,7 +519,9 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("-s,--size", bench_size, "frame size WxH")->capture_default_str();
   bench->add_option("--repeat", bench_opt.repeat, "timed frames per pair (fewer when --max-seconds runs out)")
       ->capture_default_str()->check(CLI::Range(1, 100000));
-  bench->add_option("--warmup", bench_opt.warmup, "untimed frames first (fewer when a frame is slow)")
+  bench->add_option("--warmup", bench_opt.warmup,
+                    "untimed frames first, at least one (a renderer's first frame sizes its buffers; fewer when a "
+                    "frame is slow)")
       ->capture_default_str()->check(CLI::Range(0, 100000));
   bench->add_option("--max-seconds", bench_opt.max_seconds,
                     "time budget per scene/renderer pair, warm-up included; a pair takes longer only when a "

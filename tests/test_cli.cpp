@@ -200,6 +200,19 @@ TEST_F(CliTest, MistakesAreFoundBeforeTheWork) {
     out = ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
   }
+  // Options that contradict each other are refused, not one of them ignored.
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--repeat", "2", "--min-repeat",
+                 "5"}),
+            2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--early-exit", "--modes",
+                 "exact"}),
+            2);
+  // A scene, renderer or mode named twice is timed once.
+  ASSERT_EQ(cli({"bench", "--scenes", "rgb,rgb", "-s", "8x8", "--renderers", "cpu-ref,cpu-ref", "--modes",
+                 "exact,exact", "--repeat", "1", "--warmup", "0", "--json", path("twice.json")}),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("twice.json"))).size(), 1u);
+  fs::remove(path("twice.json"));
   // Tile and batch sizes are positive (0 stands for "not given").
   for (const char* opt : {"--tile-size", "--batch-size"})
     EXPECT_EQ(cli({"render", "rgb", "-s", "8x8", "-r", "cpu-mt", opt, "0", "-o", path("x.png")}), 2) << opt;
