@@ -208,6 +208,16 @@ std::vector<Job> plan(const KernelsOptions& o) {
   }
 
   const Elem only = o.type == "f32" ? Elem::f32 : Elem::i32;
+  // --type narrows like --param: a variant named with --variant must have that type, and some
+  // selected variant must (checked first, so that a --param message never hides the type).
+  if (!o.type.empty()) {
+    for (const Variant* v : chosen)
+      if (!supports(*v, only) && std::find(o.variants.begin(), o.variants.end(), v->name) != o.variants.end())
+        throw std::invalid_argument("variant '" + v->name + "' has no " + o.type + " version (it runs on " +
+                                    (supports(*v, Elem::i32) ? "i32" : "f32") + ")");
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const Variant* v) { return supports(*v, only); }))
+      throw std::invalid_argument("no selected variant runs on type " + o.type + " (see circles kernels --list)");
+  }
   bool param_taken = false;  // some selected variant takes one of the --param values
   std::vector<Job> jobs;
   for (Family f : lab_families()) {

@@ -281,6 +281,8 @@ TEST_F(CliTest, KernelsRefusesBadSelectionsBeforeAnyWork) {
            {"kernels", "transpose", "--size", "1000"},                      // 1D size for transpose
            {"kernels", "reduce", "--type", "f64"},                          // bad type
            {"kernels", "transpose", "--type", "i32"},                       // no variant runs on it
+           {"kernels", "scan", "--type", "f32", "--variant", "scan-cub,compact-cub"},  // compact is i32 only
+           {"kernels", "conv", "--param", "8", "--type", "i32"},            // the type, not the knob, is wrong
            {"kernels", "--variant", "reduce-shuffle", "--param", "48"},     // knob value not listed
            {"kernels", "--param", "999"},                                   // no variant takes it
            {"kernels", "bogus", "--list"},                                  // --list checks the family
