@@ -204,7 +204,9 @@ std::vector<Job> plan(const KernelsOptions& o) {
   std::vector<Shape> sizes_1d, sizes_2d;
   for (const std::string& text : o.sizes) {
     const Shape s = parse_lab_size(text);
-    (s.is_2d() ? sizes_2d : sizes_1d).push_back(s);
+    std::vector<Shape>& into = s.is_2d() ? sizes_2d : sizes_1d;
+    // A size given twice (2^20,1048576) runs once, as a variant named twice does.
+    if (std::none_of(into.begin(), into.end(), [&](const Shape& t) { return t.text() == s.text(); })) into.push_back(s);
   }
 
   const Elem only = o.type == "f32" ? Elem::f32 : Elem::i32;
@@ -252,7 +254,9 @@ std::vector<Job> plan(const KernelsOptions& o) {
             // them is left out, unless it was named with --variant.
             values.clear();
             for (int p : o.params)
-              if (std::find(v->params.begin(), v->params.end(), p) != v->params.end()) values.push_back(p);
+              if (std::find(v->params.begin(), v->params.end(), p) != v->params.end() &&
+                  std::find(values.begin(), values.end(), p) == values.end())
+                values.push_back(p);
             if (values.empty() && std::find(o.variants.begin(), o.variants.end(), v->name) != o.variants.end())
               throw std::invalid_argument("variant '" + v->name + "' takes --param " + v->param_name + " " +
                                           join_ints(v->params) + ", not " + join_ints(o.params));
