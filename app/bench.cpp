@@ -123,13 +123,14 @@ int run_bench(const BenchOptions& opt) {
   }
 
   if (variants.empty()) throw std::invalid_argument("bench: no renderer takes the given settings");
-  // Check every scene and the JSON path before timing anything (a run can be long): a scene file
-  // is read once here, so that a bad one fails now, not after the pairs before it.
+  // Check every scene and the JSON path before timing anything (a run can be long): scene files
+  // are read here, kept for their turn, so that a bad one fails now, not after the pairs before it.
+  std::map<std::string, Scene> files;
   for (const std::string& s : scenes) {
     std::error_code ec;
     if (find_scene(s)) continue;
     if (!std::filesystem::exists(s, ec)) make_builtin_scene(s);  // throws, listing names
-    load_scene(s, opt.seed);  // throws SceneError at the first bad line
+    files.emplace(s, load_scene(s, opt.seed));  // throws SceneError at the first bad line
   }
   if (!opt.json_path.empty()) check_output_path(opt.json_path, "--json");  // before any timing
   nlohmann::json results = nlohmann::json::array();
@@ -156,7 +157,8 @@ int run_bench(const BenchOptions& opt) {
     if (const std::string note = scene_source_note(scene_name); !note.empty())
       progress.message("bench: note: " + note);
     progress.update(static_cast<double>(pair), "loading " + scene_name);
-    const Scene scene = load_scene(scene_name, opt.seed);
+    const auto file = files.find(scene_name);
+    const Scene scene = file != files.end() ? std::move(file->second) : load_scene(scene_name, opt.seed);
     for (const Variant& variant : variants) {
       const std::string& rname = variant.label;
       progress.update(static_cast<double>(pair), scene_name + " on " + rname);
