@@ -19,7 +19,7 @@ __global__ void render_naive_kernel(DeviceCircles circles, FrameParams f) {
   for (int k = 0; k < circles.count; ++k) {
     const float4 p = circles.pos_rad[k];
     const float dx = px - p.x, dy = py - p.y;
-    if (coverage_d2(dx, dy) > p.w * p.w) continue;  // blend_circle's test, before loading the colour
+    if (!covers_point(dx, dy, p.w * p.w)) continue;  // blend_circle's test, before loading the colour
     const float4 col = circles.color[k];
     blend_circle(S, px, py, p.x, p.y, p.z, p.w, col.x, col.y, col.z, col.w, &c);
   }

@@ -736,8 +736,7 @@ struct FullRun {
 // 0.38). Binned exact frames of flat circles at tile 32 take four as well (half the warps culling
 // each batch, a visit's pick and loads shared by four pixels: rand100k 0.54 -> 0.50 ms; snow's
 // per-pixel alpha lost). Tile 16 and early exit keep two: early exit's extra state would not fit
-// 64 registers. (The row groups' walk of binned frames, kSubBoxes below, is built for three
-// blocks of 256 an SM: shade_blocks_per_sm.)
+// 64 registers.
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
 // (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
@@ -745,34 +744,33 @@ struct FullRun {
 // rand10k).
 // The blocks an SM that each shade kernel is built for, and so its registers (65,536 / threads
 // / blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
-// lane) or four of 256 (four: 64 registers), but three of 256 (80 registers) for the row groups'
-// walk of binned frames (kSubBoxes: exact flat frames with no runs, rand1M and stress10M; not the
-// kernels that fuse the step). At 64 registers that kernel spilled and rebuilt shared addresses
-// inside its loop over groups; with 80, 24 warps an SM were faster than 32 (H100: rand1M shade
-// 0.382 -> 0.367 ms, stress10M 3.72 -> 3.58, at 3840x2160 10.39 -> 10.26;
-// docs/bench/shade9/ab_blocks_an_sm.log). Not for the direct frames that walk per row group
-// (kDirectOnly: their own instantiation; 16,000 circles of radius 4-12 pixels took 0.070-0.076 ->
-// 0.084-0.090 ms at three blocks, docs/bench/shade9/ab_direct_blocks.log: a direct frame is a
-// few waves of blocks waiting on the same loads and barriers), nor for the kernels that compose
-// runs (rand100k, biglittle and rand10k 5-15% slower at three).
+// lane) or four of 256 (four: 64 registers). The row groups' walk of binned frames (kBinnedRows
+// below) took three of 256 (80 registers) until its pixels' test became one compare with the
+// rows' limits staged (2026-11-26): at 64 registers it then spills nothing, and four blocks were
+// faster than three (H100, one call: rand1M shade 0.344 -> 0.338 ms, stress10M 3.350 -> 3.283;
+// docs/bench/shade13/). Before, at 64 it spilled and rebuilt shared
+// addresses inside its loop over groups, and three were faster (shade9/ab_blocks_an_sm.log). The
+// direct frames that walk per row group run their own instantiation (kDirectOnly: no staged
+// limits), at four: three made them slower (16,000 circles of radius 4-12 pixels 0.070-0.076 ->
+// 0.084-0.090 ms, shade9/ab_direct_blocks.log), as they did the kernels that compose runs
+// (rand100k, biglittle and rand10k 5-15%).
 // Whether a shade kernel walks per row group of 8 lanes (its kSubBoxes): exact frames of flat
 // circles at four pixels a lane that compose no runs.
 CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
   return s == Shading::Flat && rows == 4 && !early && compose == 0;
 }
-constexpr int shade_blocks_per_sm(Shading s, int tile, bool early, int compose, int rows, bool step,
-                                  bool direct_only) {
-  if (tile != 32) return 6;
-  return walks_row_groups(s, rows, early, compose) && !step && !direct_only ? 3 : rows;
-}
+constexpr int shade_blocks_per_sm(int tile, int rows) { return tile != 32 ? 6 : rows; }
+// The row groups' walk of binned frames stages batches of this many circles, each with its
+// coverage limits at the tile's 32 rows (s_lim, 128 bytes a circle): a batch of 1,024, as before
+// the limits, would not fit even one block's shared memory.
+constexpr int kRowsBatch = 256;
 
-// kDirectOnly: launched for direct frames only (the row groups' walk: shade_blocks_per_sm). Its
-// code is the same kernel's; only the launch bounds and the binned batch size differ, so either
-// instantiation draws both kinds of frame.
+// kDirectOnly: launched for direct frames only, where the row groups' walk needs no staged limits
+// (kBinnedRows below): the binned kernel's shared memory and staging are left out of it.
 template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false,
           bool kDirectOnly = false>
 __global__ void __launch_bounds__(TILE * TILE / kRows,
-                                  shade_blocks_per_sm(S, TILE, kEarly, kCompose, kRows, kStep, kDirectOnly))
+                                  shade_blocks_per_sm(TILE, kRows))
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int kThreads = TILE * TILE / kRows;
   constexpr int kWarpsX = TILE / 8;
@@ -805,13 +803,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // the row groups down different paths: kept to the warp's box there.
   constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
-  // overlap), 1,024 in the row groups' walk of binned frames (kBinnedRows: two rounds of two a
-  // thread, see kLoad: half the barriers, the registers of two; H100: stress10M 3.50 -> 3.43 ms,
-  // at 3840x2160 10.05 -> 9.97, rand1M unchanged; docs/bench/shade9/ab_batch1024.log); early
+  // overlap), kRowsBatch (256, one a thread) in the row groups' walk of binned frames
+  // (kBinnedRows), whose staged limits take 128 bytes a circle (it staged 1,024 before them:
+  // H100, without limits, 256 cost rand1M's shade 1%, stress10M's 3%; docs/bench/shade13/); early
   // exit one a thread, so that a tile that settles early staged little it did not need.
   constexpr bool kBinnedRows = kSubBoxes && !kStep && !kDirectOnly;  // the row groups' walk, binned
-  static_assert(!kBinnedRows || TILE == 32, "row_box_bits: a tile of 4 x 8 row groups' boxes");
-  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? 1024 : 512) / kThreads;
+  static_assert(!kBinnedRows || TILE == 32, "row_box_bits and s_lim: a tile of 4 x 8 row groups' boxes, 32 rows");
+  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? kRowsBatch : 512) / kThreads;
   constexpr int kBatch = kThreads * kPer;
   // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
   // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
@@ -832,9 +830,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // that does not fit keeps its flags across the walk and is staged after it.
   constexpr bool kDefer = !kEarly && kReload;
   static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
-  constexpr int kStage = kThreads * (kDirPer > kPer ? kDirPer : kPer);  // staging capacity, in circles
+  // Staging capacity, in circles (kBinnedRows kernels draw binned frames only).
+  constexpr int kStage = kBinnedRows ? kBatch : kThreads * (kDirPer > kPer ? kDirPer : kPer);
   // The staged circles: slot s's geometry at [s], its colour at [kStage + s] (one address, two
-  // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
+  // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor), but x, 1 - a, y, radius^2 in
+  // kBinnedRows, whose walk reads x and 1 - a only (one 8-byte load); snow x, y, z, radius.
   // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
   __shared__ float4 s_stage[2 * kStage];
   // The culling radius^2 (cull_radius_sq); the row groups' walk of binned frames culls at staging
@@ -845,6 +845,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // the group's circle k, so the walk's next circle is the highest bit), written by the warp that
   // stages the group.
   __shared__ unsigned s_rows[kBinnedRows ? kStage : 1];
+  // The row groups' walk of binned frames: each staged circle's coverage limit (coverage_limit:
+  // radius^2 - dy^2) at each of the tile's 32 rows, [slot * 32 + row], written as the batch is
+  // staged. A visit loads its row group's four in one 16-byte load, and a pixel's test is one
+  // compare with the lane's dx*dx.
+  __shared__ __align__(16) float s_lim[kBinnedRows ? kStage * TILE : 1];
   // Direct: the batch's per-warp counts (deferred walks: two, by the batch's parity, so that a
   // batch's counts are never rewritten before every thread has read them).
   __shared__ int s_scan_totals[(kDefer ? 2 : 1) * kDirPer * kThreads / 32];
@@ -864,7 +869,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   __shared__ float4 s_bg[TILE];             // its rows' background colour
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
-      s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
+      s_stage[slot] = kBinnedRows ? make_float4(q.x, 1.f - col.w, q.y, q.w * q.w)
+                                  : make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
       s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
     } else {
       s_stage[slot] = q;
@@ -967,14 +973,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // A visited circle's test and blend at the lane's pixels (q, col: its staged geometry and colour).
   auto shade_pixels = [&](const float4& q, const float4& col) {
     const float dx = p.px - q.x;
+    const float dx2 = dx * dx;
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       if (S == Shading::Flat) {
-        // cpu-ref's coverage test to the bit (coverage_d2: dx*dx once a lane, then one fma a
-        // pixel).
+        // cpu-ref's coverage test to the bit (covers_dx2: dx*dx once a lane, then the row's limit,
+        // one fma, and a compare a pixel).
         const float dy = p.py[r] - q.y;
-        const float d2 = coverage_d2(dx, dy);
-        const bool covers = d2 <= q.z && !p.done[r];
+        const bool covers = covers_dx2(dx2, dy, q.z) && !p.done[r];
         if (kCount) {
           tests += p.in[r] && !p.done[r];
           blends += covers && p.in[r];
@@ -1012,6 +1018,23 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       }
       if (kEarly && !p.done[r])
         p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
+    }
+  };
+
+  // The row groups' walk of binned frames: the same test and blend, with the rows' limits staged
+  // (s_lim) and the geometry as kBinnedRows stages it (x, 1 - a, ...): one compare a pixel.
+  auto shade_pixels_staged = [&](const float4& q, const float4& col, const float4& lim) {
+    const float dx = p.px - q.x;
+    const float dx2 = dx * dx;
+    const float l[4] = {lim.x, lim.y, lim.z, lim.w};
+#pragma unroll
+    for (int r = 0; r < (kRows < 4 ? kRows : 4); ++r) {
+      const bool covers = dx2 <= l[r];
+      if (kCount) {
+        tests += p.in[r];
+        blends += covers && p.in[r];
+      }
+      if (covers) blend_over(p.c[r], q.y, col);
     }
   };
 
@@ -1115,9 +1138,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         }
       }
     } else {
-      // Loaded and staged kLoad circles a thread at a time: the row groups' walk takes two, where
-      // four at once spilled (ptxas); the others all of theirs (tile 16: four) at once.
-      constexpr int kLoad = kBinnedRows ? 2 : kPer;
+      // Loaded and staged kLoad circles a thread at a time: all of them (tile 16: four) at once.
+      constexpr int kLoad = kPer;
 #pragma unroll
       for (int h = 0; h < kPer; h += kLoad) {
         unsigned id[kLoad];
@@ -1129,6 +1151,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         float4 q[kLoad], col[kLoad];
 #pragma unroll
         for (int u = 0; u < kLoad; ++u) {
+          q[u] = make_float4(0.f, 0.f, 0.f, 0.f);  // (kBinnedRows: the limits read every lane's)
           if ((h + u) * kThreads + threadIdx.x < count) {
             q[u] = c.pos_rad[id[u]];
             col[u] = c.color[id[u]];
@@ -1147,7 +1170,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
           const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
           // The bits of the columns of boxes in the image.
           const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) + 7) / 8));
-          const float y_first = s_py[0], quarter_scale = 0.25f * v.scale;
+          const float y_first = s_py[0], quarter_scale = 0.25f * v.scale, row_py = s_py[lane];
           const float boxes = static_cast<float>((min(TILE, v.height - static_cast<int>(blockIdx.y) * TILE) + 3) / 4);
 #pragma unroll
           for (int u = 0; u < kLoad; ++u) {
@@ -1156,6 +1179,16 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
                                                               cx0, cx1, quarter_scale, boxes) & cols_in
                                                : 0u;
             s_rows[slot] = __brev(transpose_bits(bits, lane));
+            // The group's limits, lane = the tile's row, the 32 circles' y and radius^2 shuffled
+            // in turn: each (circle, row) once a block, where the visits computed them once a row
+            // group (four columns of boxes) and pixel. Stores of 32 consecutive floats.
+            const float rr = q[u].w * q[u].w;
+            float* lim = s_lim + ((h + u) * kThreads + warp * 32) * TILE + lane;
+#pragma unroll
+            for (int k = 0; k < 32; ++k) {
+              const float dy = row_py - __shfl_sync(lab::kFullMask, q[u].y, k);
+              lim[k * TILE] = coverage_limit(dy, __shfl_sync(lab::kFullMask, rr, k));
+            }
           }
         }
       }
@@ -1232,14 +1265,18 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         for (int g = 0; g < groups; ++g) {
           unsigned mask = rows[g * 32];
           const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + 31);  // the group's circle 0
+          // The group's circle 0's limits at the lane's four rows (ly: its row group's first).
+          const char* lims = reinterpret_cast<const char*>(s_lim + (g * 32 + 31) * TILE + ly);
           while (mask) {
             const int bit = 31 - __clz(mask);
             mask ^= bit_mask(bit);
-            const float4* staged = reinterpret_cast<const float4*>(group - bit * static_cast<int>(sizeof(float4)));
+            const int off = bit * static_cast<int>(sizeof(float4));
+            const float4* staged = reinterpret_cast<const float4*>(group - off);
             // Copied first: passed by reference, the loads sank into the pixels' predicated blends,
             // four loads of the colour a visit (SASS).
             const float4 q = staged[0], col = staged[kStage];
-            shade_pixels(q, col);
+            const float4 lim = *reinterpret_cast<const float4*>(lims - off * (TILE / 4));
+            shade_pixels_staged(q, col, lim);
           }
         }
       }
@@ -1528,10 +1565,10 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       if (fi0 <= fi1 && fj0 <= fj1) {
         const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
         const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
-        // One pixel centre: cpu-ref's coverage test to the bit (coverage_d2 <= radius^2, with dx*dx
-        // given); a covered one gets the circle's bit.
+        // One pixel centre: cpu-ref's coverage test to the bit (covers_dx2, with dx*dx given); a
+        // covered one gets the circle's bit.
         auto test = [&](int li, int lj, float dx2, float dy) {
-          const bool covers = coverage_d2_dx2(dx2, dy) <= rr;
+          const bool covers = covers_dx2(dx2, dy, rr);
           if (kCount) {
             ++tests;
             blends += covers;
@@ -1803,7 +1840,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
       if (a.ranges)
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
-      else  // direct frames: the row groups' walk at four blocks an SM (shade_blocks_per_sm)
+      else  // direct frames: the row groups' walk without staged limits (kDirectOnly)
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R, false, true>);
     } else {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);

@@ -72,28 +72,36 @@ CIRCLES_HD void snow_ramp(float nd, float* r, float* g, float* b) {
   *b = 1.f;  // every stop is 1
 }
 
-// The squared distance of the coverage test, one definition for every renderer: dx*dx rounded,
-// then dy*dy + dx*dx in one fused multiply-add (fmaf: correctly rounded on the host and the GPU
-// alike, so they agree to the bit). Fused, a kernel whose lane holds several pixels of one column
-// tests each in two instructions and a compare (dy, the fma) instead of three (the product and
-// the sum apart). Monotonic in |dx| and |dy|, as the box tests below need. coverage_d2_dx2 takes
-// dx*dx already computed (a kernel's lane or window shares it among pixels of one column).
+// The coverage test, one definition for every renderer: a circle of radius^2 rr covers the pixel
+// centre at (dx, dy) from its centre when
+//   dx*dx (rounded) <= rr - dy*dy (coverage_limit: one fmaf, dy*dy exact, rounded once),
+// fmaf being correctly rounded on the host and the GPU alike, so they agree to the bit. The
+// right-hand side depends on the row only (dy) and the left on the column only (dx): a kernel
+// computes the row's limit once for every pixel of the row, or a lane's dx*dx once for its column,
+// and then tests a pixel with one compare. Monotonic in |dx| and |dy| (rounding is), as the box
+// tests below need. (Until 2026-11-26 the test was fmaf(dy, dy, dx*dx) <= rr, which differs from
+// this one only where the two roundings fall on either side of rr.)
+CIRCLES_HD float coverage_limit(float dy, float rr) { return fmaf(-dy, dy, rr); }
+CIRCLES_HD bool covers_dx2(float dx2, float dy, float rr) { return dx2 <= coverage_limit(dy, rr); }
+CIRCLES_HD bool covers_point(float dx, float dy, float rr) { return covers_dx2(dx * dx, dy, rr); }
+
+// The squared distance dx*dx + dy*dy in one fmaf: snow's falloff, and the culling tests (whose
+// radius has slack many ulps wide, so the rounding never matters there).
 CIRCLES_HD float coverage_d2_dx2(float dx2, float dy) { return fmaf(dy, dy, dx2); }
 CIRCLES_HD float coverage_d2(float dx, float dy) { return coverage_d2_dx2(dx * dx, dy); }
 
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
-// (coverage_d2(dx, dy) <= r^2): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
+// (covers_point(dx, dy, r^2)): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
 // alpha it blended with goes to *used_alpha when given (the pixel inspector).
 CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, float cy, float cz,
                              float rad, float cr, float cg, float cb, float ca, Float4* dst,
                              float* used_alpha = nullptr) {
   const float dx = px - cx;
   const float dy = py - cy;
-  const float d2 = coverage_d2(dx, dy);
-  if (d2 > rad * rad) return false;
+  if (!covers_point(dx, dy, rad * rad)) return false;
   float r = cr, g = cg, b = cb, a = ca;
   if (shading == Shading::Snow) {
-    const float nd = sqrtf(d2) / rad;
+    const float nd = sqrtf(coverage_d2(dx, dy)) / rad;
     snow_ramp(nd, &r, &g, &b);
     const float max_alpha = ca * clampf(.6f + .4f * (1.f - cz), 0.f, 1.f);
     a = max_alpha * expf(-4.f * nd * nd);
@@ -144,13 +152,12 @@ CIRCLES_HD bool circle_touches_box(float cx, float cy, float rad, float x0, floa
 
 // Whether the circle covers every pixel centre of the box [x0, x1] x [y0, y1] by blend_circle's
 // own test, so the box needs no per-pixel test: the farthest corner's distance, computed as
-// blend_circle computes every pixel's (dx = px - cx, then coverage_d2), within rr = radius *
-// radius. Rounding is monotonic, so no pixel centre inside the box comes out farther than that
-// corner.
+// blend_circle tests every pixel (dx = px - cx, then covers_point), with rr = radius * radius.
+// Rounding is monotonic, so no pixel centre inside the box comes out farther than that corner.
 CIRCLES_HD bool circle_covers_box(float cx, float cy, float rr, float x0, float y0, float x1, float y1) {
   const float fx = fmaxf(fabsf(x0 - cx), fabsf(x1 - cx));
   const float fy = fmaxf(fabsf(y0 - cy), fabsf(y1 - cy));
-  return coverage_d2(fx, fy) <= rr;
+  return covers_point(fx, fy, rr);
 }
 
 }  // namespace circles

@@ -31,7 +31,7 @@ void expect_walk_matches_cpu_ref(const std::string& name, std::int64_t frame, in
     for (std::size_t k = 0; k < scene.circles.size(); ++k) {
       const Circle& c = scene.circles[k];
       const float dx = px - c.x, dy = py - c.y;
-      if (coverage_d2(dx, dy) <= c.radius * c.radius) covering.push_back(static_cast<std::uint32_t>(k));
+      if (covers_point(dx, dy, c.radius * c.radius)) covering.push_back(static_cast<std::uint32_t>(k));
     }
     ASSERT_EQ(r.covering, covering.size()) << "pixel " << i << "," << j;
     ASSERT_EQ(r.steps.size(), covering.size());
