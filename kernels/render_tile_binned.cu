@@ -1078,6 +1078,18 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   unsigned staged = 0;  // deferred: circles staged and not walked yet
   // A deferred walk's loop has one more pass, after the last batch, to walk what is staged.
   const unsigned passes = batches + (defer ? 1u : 0u);
+  // The row groups' walk of binned frames loads the next batch's id and then position (what its
+  // culling needs) before it walks this one, so that staging waits on the colour's load only, not
+  // on the chain of two (H100: rand1M shade 0.334 -> 0.330 ms, stress10M 3.237 -> 3.190, at
+  // 3840x2160 9.09 -> 8.95; the colour loaded ahead too, 63 registers, was slower than none:
+  // docs/bench/shade13/e_ab_summary.txt). Before this batch's first: the first batch's.
+  constexpr bool kAhead = kBinnedRows;
+  unsigned ahead_id = 0u;
+  float4 ahead_q = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (kAhead && threadIdx.x < n) {
+    ahead_id = a.ids ? a.ids[first + threadIdx.x] : first + threadIdx.x;
+    ahead_q = c.pos_rad[ahead_id];
+  }
   for (unsigned b = 0; b < passes; ++b) {
     // Early exit walks the batches from the end.
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
@@ -1146,16 +1158,21 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
 #pragma unroll
         for (int u = 0; u < kLoad; ++u) {
           const unsigned slot = (h + u) * kThreads + threadIdx.x;
-          id[u] = slot < count ? (a.ids ? a.ids[base + slot] : base + slot) : 0u;
+          id[u] = slot < count ? (kAhead ? ahead_id : (a.ids ? a.ids[base + slot] : base + slot)) : 0u;
         }
         float4 q[kLoad], col[kLoad];
 #pragma unroll
         for (int u = 0; u < kLoad; ++u) {
           q[u] = make_float4(0.f, 0.f, 0.f, 0.f);  // (kBinnedRows: the limits read every lane's)
           if ((h + u) * kThreads + threadIdx.x < count) {
-            q[u] = c.pos_rad[id[u]];
+            q[u] = kAhead ? ahead_q : c.pos_rad[id[u]];
             col[u] = c.color[id[u]];
           }
+        }
+        static_assert(!kAhead || kPer == 1, "the loads ahead hold one circle a thread");
+        if (kAhead && b + 1 < batches && base + step + threadIdx.x < end) {  // the next batch's
+          ahead_id = a.ids ? a.ids[base + step + threadIdx.x] : base + step + threadIdx.x;
+          ahead_q = c.pos_rad[ahead_id];
         }
 #pragma unroll
         for (int u = 0; u < kLoad; ++u) {
@@ -1179,15 +1196,18 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
                                                               cx0, cx1, quarter_scale, boxes) & cols_in
                                                : 0u;
             s_rows[slot] = __brev(transpose_bits(bits, lane));
-            // The group's limits, lane = the tile's row, the 32 circles' y and radius^2 shuffled
-            // in turn: each (circle, row) once a block, where the visits computed them once a row
-            // group (four columns of boxes) and pixel. Stores of 32 consecutive floats.
-            const float rr = q[u].w * q[u].w;
+            // The group's limits, lane = the tile's row: its 32 circles' y and radius^2 read back
+            // from the staged geometry (x, 1 - a, y, radius^2: one 8-byte broadcast load a circle;
+            // two shuffles a circle took 5 registers more and were slightly slower), each (circle,
+            // row) once a block, where the visits computed them once a column of boxes and
+            // pixel. Stores of 32 consecutive floats.
+            __syncwarp();  // the group's geometry, staged by its lanes
+            const float2* geo = reinterpret_cast<const float2*>(s_stage + (h + u) * kThreads + warp * 32);
             float* lim = s_lim + ((h + u) * kThreads + warp * 32) * TILE + lane;
 #pragma unroll
             for (int k = 0; k < 32; ++k) {
-              const float dy = row_py - __shfl_sync(lab::kFullMask, q[u].y, k);
-              lim[k * TILE] = coverage_limit(dy, __shfl_sync(lab::kFullMask, rr, k));
+              const float2 yr = geo[2 * k + 1];  // circle k's y and radius^2
+              lim[k * TILE] = coverage_limit(row_py - yr.x, yr.y);
             }
           }
         }
