@@ -163,14 +163,6 @@ CLI::Validator finite_check() {
       "");
 }
 
-std::string memory_text(double bytes) {
-  const double mib = 1024.0 * 1024;
-  char buf[64];
-  if (bytes >= 1024 * mib) std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024 * mib));
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", std::max(1.0, std::ceil(bytes / mib)));
-  return buf;
-}
-
 double available_memory_bytes() {
   double avail = 0;
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {

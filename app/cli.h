@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "render/units.h"
+
 namespace CLI {
 class App;
 class Validator;
@@ -26,8 +28,6 @@ CLI::Validator frame_check();
 
 int run_cli(int argc, const char* const* argv);
 
-// "1.5 GiB", or "12 MiB" under a GiB (never "0.0 GiB").
-std::string memory_text(double bytes);
 // Host memory this process may still use, in bytes: MemAvailable, lowered by a cgroup limit
 // (containers) and by CIRCLES_MEMORY_LIMIT_MB when set; 0 when unknown.
 double available_memory_bytes();

@@ -2,6 +2,7 @@
 #include "kernels/tile_common.cuh"
 
 #include "render/animate.h"
+#include "render/units.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -46,12 +47,11 @@ void CudaRenderer::check_device_memory(const Scene& scene, int width, int height
   }
   const double gib = 1024.0 * 1024 * 1024;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s at %dx%d with %zu circles needs about %.2f GiB of GPU memory%s%s", what.c_str(),
-                width, height, scene.circles.size(), need / gib, detail.empty() ? "" : ", ", detail.c_str());
+  std::snprintf(buf, sizeof buf, "%s at %dx%d with %zu circles needs about %s of GPU memory%s%s", what.c_str(),
+                width, height, scene.circles.size(), memory_text(need).c_str(), detail.empty() ? "" : ", ",
+                detail.c_str());
   if (need > avail) {
-    char more[160];
-    std::snprintf(more, sizeof more, "; the GPU has %.2f GiB free%s", avail / gib, limit_note.c_str());
-    throw std::runtime_error(std::string(buf) + more);
+    throw std::runtime_error(std::string(buf) + "; the GPU has " + memory_text(avail) + " free" + limit_note);
   }
   if (need > 2 * gib) std::fprintf(stderr, "circles: note: %s\n", buf);
 }

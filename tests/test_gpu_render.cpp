@@ -842,7 +842,8 @@ TEST(GpuRenderer, LoadBeyondGpuMemoryIsRefusedClearly) {
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("2048x2048 with 10000 circles needs about"), std::string::npos) << what;
-      EXPECT_NE(what.find("GiB free (CIRCLES_GPU_MEMORY_LIMIT_MB=32)"), std::string::npos) << what;
+      EXPECT_NE(what.find(" MiB of GPU memory"), std::string::npos) << what;  // not "0.06 GiB"
+      EXPECT_NE(what.find("; the GPU has 32 MiB free (CIRCLES_GPU_MEMORY_LIMIT_MB=32)"), std::string::npos) << what;
     }
     EXPECT_NO_THROW(r->load(scene, 257, 193)) << name;  // about 3 MiB
     ::unsetenv("CIRCLES_GPU_MEMORY_LIMIT_MB");
