@@ -569,7 +569,8 @@ int run_cli(int argc, const char* const* argv) {
                  "with --check: show the difference image in the scene area (and the screenshot)");
   view->add_option("--inspect", view_opt.inspect,
                    "I,J: inspect pixel (I, J) of the first frame (row 0 at the bottom), as a click on it "
-                   "would: logged, and shown in the Inspector panel");
+                   "would: logged, and shown in the Inspector panel; a pixel outside the frame fails the run "
+                   "(exit 1; exit 2 where --render-size fixes the frame)");
   view->add_option("--frame-stats", view_opt.frame_stats,
                    "VARIANT: run that lab reduction (e.g. reduce-shuffle) over every frame of a CUDA renderer "
                    "(mean colour, coverage) and, after the last frame, check it against the CPU (exit 1 if it "

@@ -224,10 +224,10 @@ bool Viewer::load_scene_source(const std::string& source) {
   }
 }
 
-void Viewer::request_inspect(int i, int j) {
+bool Viewer::request_inspect(int i, int j) {
   if (i < 0 || j < 0 || i >= render_w_ || j >= render_h_) {
     report("inspect: pixel %d,%d is outside the %dx%d frame", i, j, render_w_, render_h_);
-    return;
+    return false;
   }
   InspectRequest q;
   q.scene = scene_;
@@ -240,6 +240,7 @@ void Viewer::request_inspect(int i, int j) {
   q.renderer = renderer_name_;
   q.renderer_pixel = renderer_->read_pixel(i, j);  // the frame on screen, before it moves on
   inspector_.request(std::move(q));
+  return true;
 }
 
 void Viewer::reload_renderer(std::int64_t frame) {
@@ -698,7 +699,7 @@ int Viewer::run() {
     // on the last frame, so a screenshot shows it).
     if (!o.inspect.empty() && !inspect_sent_) {
       inspect_sent_ = true;
-      request_inspect(cfg_.inspect_i, cfg_.inspect_j);
+      if (!request_inspect(cfg_.inspect_i, cfg_.inspect_j)) check_failed_ = true;  // --inspect's pixel: exit 1
     }
     if (auto r = inspector_.poll(last_frame)) {
       report("inspect: %s", describe_inspection(*r).c_str());

@@ -66,7 +66,7 @@ class Viewer {
   void apply_requests();
   bool load_scene_source(const std::string& source);
   // Starts the inspector on pixel (i, j) of the frame on screen (row 0 = bottom).
-  void request_inspect(int i, int j);
+  bool request_inspect(int i, int j);  // false (reported) when the pixel is outside the frame
   void switch_renderer(const std::string& name, const RendererSettings& settings);
   void reload_renderer(std::int64_t frame);
   void update_render_size(const PixelRect& area);

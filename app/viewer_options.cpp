@@ -135,6 +135,12 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     const std::string& fixed = opt.size.empty() ? opt.render_size : opt.size;
     if (!fixed.empty()) parse_size(fixed, &c.fixed_w, &c.fixed_h);
   }
+  // A fixed render size bounds --inspect's pixel now; otherwise the frame's size (the scene area)
+  // is known once the window is up, and a pixel outside it fails the run (exit 1).
+  if (!opt.inspect.empty() && c.fixed_w > 0 && (c.inspect_i >= c.fixed_w || c.inspect_j >= c.fixed_h))
+    throw std::invalid_argument("--inspect " + opt.inspect + " is outside the " + std::to_string(c.fixed_w) + "x" +
+                                std::to_string(c.fixed_h) + " render size (pixels 0.." + std::to_string(c.fixed_w - 1) +
+                                ", 0.." + std::to_string(c.fixed_h - 1) + ")");
   // Output paths as `circles render` checks -o: a directory, a missing or unwritable folder is a
   // usage error before anything opens.
   if (!opt.screenshot.empty()) check_output_path(opt.screenshot, "--screenshot");

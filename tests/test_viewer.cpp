@@ -487,10 +487,16 @@ TEST_F(ViewerBinary, InspectShowsThePixelsCirclesAndTheyMatchTheRenderer) {
   const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--inspect", "3"});
   EXPECT_EQ(bad.rc, 2) << describe(bad);
   EXPECT_TRUE(contains(bad.err, "expected I,J")) << bad.err;
+  // Outside the frame: known once the window is up (the run fails, exit 1), or at once with a
+  // fixed render size (a usage error).
   const Result outside = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "-s", "800x600",
                                   "--inspect", "500,5"});
-  EXPECT_EQ(outside.rc, 0) << describe(outside);
+  EXPECT_EQ(outside.rc, 1) << describe(outside);
   EXPECT_TRUE(contains(outside.err, "inspect: pixel 500,5 is outside the 440x440 frame")) << outside.err;
+  const Result fixed = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1", "--render-size",
+                                "64x48", "--inspect", "10,48"});
+  EXPECT_EQ(fixed.rc, 2) << describe(fixed);
+  EXPECT_TRUE(contains(fixed.err, "--inspect 10,48 is outside the 64x48 render size (pixels 0..63, 0..47)")) << fixed.err;
 }
 
 // --frame-stats names a lab reduction that takes floats (else exit 2); it needs a CUDA renderer's
