@@ -641,7 +641,9 @@ void Viewer::print_summary() const {
     std::printf("  %-28s %10.3f %8zu\n", name.c_str(), m, values.size());
   }
   std::printf("  %-28s %10.1f\n", "FPS (1000 / median frame)", frame_median > 0 ? 1000.0 / frame_median : 0.0);
-  if (panel_overflow_ > 0)
+  if (panel_frames_ < 2)  // ImGui measures the column's contents in one frame and sizes it in the next
+    std::printf("panels: not measured (the column's height is known from its second frame: --quit-after 2 or more)\n");
+  else if (panel_overflow_ > 0)
     std::printf("panels: %.0f pixels below the window's bottom (the column scrolls)\n", panel_overflow_);
   else
     std::printf("panels: everything fits without scrolling\n");
@@ -729,6 +731,7 @@ int Viewer::run() {
     handle_input(area, fb_h, pixel_scale);
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     panel_overflow_ = draw_panel_column(ui_, display.x, display.y);
+    ++panel_frames_;
     help_window(&ui_.help_open, display.x, display.y);
     ImGui::Render();
 

@@ -144,6 +144,7 @@ class Viewer {
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
+  std::int64_t panel_frames_ = 0;  // frames the column was drawn in (its overflow is known from the second)
   bool check_failed_ = false;
 
   std::future<CheckResult> check_;  // last member: a running check is waited for first
