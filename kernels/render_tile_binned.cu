@@ -761,8 +761,9 @@ CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int 
 }
 constexpr int shade_blocks_per_sm(int tile, int rows) { return tile != 32 ? 6 : rows; }
 // The row groups' walk of binned frames stages batches of this many circles, each with its
-// coverage limits at the tile's 32 rows (s_lim, 128 bytes a circle): a batch of 1,024, as before
-// the limits, would not fit even one block's shared memory.
+// coverage limits at the tile's 32 rows (s_lim, 128 bytes a circle): 42 KB of shared memory a
+// block, four blocks an SM, where a batch of 1,024, as before the limits, would take 164 KB (one
+// block an SM).
 constexpr int kRowsBatch = 256;
 
 // kDirectOnly: launched for direct frames only, where the row groups' walk needs no staged limits
