@@ -26,6 +26,7 @@
 #include "app/registry.h"
 #include "kernels/config.h"
 #include "render/scene_io.h"
+#include "render/units.h"
 #if CIRCLES_HAVE_GUI
 #include "app/viewer.h"
 #endif

@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <string>
 
-#include "render/units.h"
-
 namespace CLI {
 class App;
 class Validator;

@@ -16,6 +16,7 @@
 #include "app/lab_registry.h"
 #include "kernels/lab/reference.h"
 #include "render/output_file.h"
+#include "render/units.h"
 #if CIRCLES_HAVE_CUDA
 #include "kernels/counters.h"
 #include "kernels/cuda_device.h"

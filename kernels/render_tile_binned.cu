@@ -1151,65 +1151,61 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         }
       }
     } else {
-      // Loaded and staged kLoad circles a thread at a time: all of them (tile 16: four) at once.
-      constexpr int kLoad = kPer;
+      // Loaded and staged, kPer circles a thread (tile 16: four), all at once.
+      unsigned id[kPer];
 #pragma unroll
-      for (int h = 0; h < kPer; h += kLoad) {
-        unsigned id[kLoad];
+      for (int u = 0; u < kPer; ++u) {
+        const unsigned slot = u * kThreads + threadIdx.x;
+        id[u] = slot < count ? (kAhead ? ahead_id : (a.ids ? a.ids[base + slot] : base + slot)) : 0u;
+      }
+      float4 q[kPer], col[kPer];
 #pragma unroll
-        for (int u = 0; u < kLoad; ++u) {
-          const unsigned slot = (h + u) * kThreads + threadIdx.x;
-          id[u] = slot < count ? (kAhead ? ahead_id : (a.ids ? a.ids[base + slot] : base + slot)) : 0u;
+      for (int u = 0; u < kPer; ++u) {
+        q[u] = make_float4(0.f, 0.f, 0.f, 0.f);  // a lane past the batch's end: defined, never used
+        if (u * kThreads + threadIdx.x < count) {
+          q[u] = kAhead ? ahead_q : c.pos_rad[id[u]];
+          col[u] = c.color[id[u]];
         }
-        float4 q[kLoad], col[kLoad];
+      }
+      static_assert(!kAhead || kPer == 1, "the loads ahead hold one circle a thread");
+      if (kAhead && b + 1 < batches && base + step + threadIdx.x < end) {  // the next batch's
+        ahead_id = a.ids ? a.ids[base + step + threadIdx.x] : base + step + threadIdx.x;
+        ahead_q = c.pos_rad[ahead_id];
+      }
 #pragma unroll
-        for (int u = 0; u < kLoad; ++u) {
-          q[u] = make_float4(0.f, 0.f, 0.f, 0.f);  // (kBinnedRows: the limits read every lane's)
-          if ((h + u) * kThreads + threadIdx.x < count) {
-            q[u] = kAhead ? ahead_q : c.pos_rad[id[u]];
-            col[u] = c.color[id[u]];
-          }
-        }
-        static_assert(!kAhead || kPer == 1, "the loads ahead hold one circle a thread");
-        if (kAhead && b + 1 < batches && base + step + threadIdx.x < end) {  // the next batch's
-          ahead_id = a.ids ? a.ids[base + step + threadIdx.x] : base + step + threadIdx.x;
-          ahead_q = c.pos_rad[ahead_id];
-        }
+      for (int u = 0; u < kPer; ++u) {
+        const unsigned slot = u * kThreads + threadIdx.x;
+        if (slot < count) stage_circle(slot, q[u], col[u]);
+      }
+      if constexpr (kBinnedRows) {
+        // The culling, once a block: a warp holds whole groups (slot u * kThreads +
+        // threadIdx.x is circle `lane` of group u * kThreads / 32 + warp), so each lane
+        // finds the boxes its circle may touch, the warp transposes the 32 circles' bits into
+        // the 32 boxes' masks, and lane k writes box k's (bit-reversed: the first circle highest).
+        const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
+        // The bits of the columns of boxes in the image.
+        const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) + 7) / 8));
+        const float y_first = s_py[0], quarter_scale = 0.25f * v.scale, row_py = s_py[lane];
+        const float boxes = static_cast<float>((min(TILE, v.height - static_cast<int>(blockIdx.y) * TILE) + 3) / 4);
 #pragma unroll
-        for (int u = 0; u < kLoad; ++u) {
-          const unsigned slot = (h + u) * kThreads + threadIdx.x;
-          if (slot < count) stage_circle(slot, q[u], col[u]);
-        }
-        if constexpr (kBinnedRows) {
-          // The culling, once a block: a warp holds whole groups (slot (h + u) * kThreads +
-          // threadIdx.x is circle `lane` of group (h + u) * kThreads / 32 + warp), so each lane
-          // finds the boxes its circle may touch, the warp transposes the 32 circles' bits into
-          // the 32 boxes' masks, and lane k writes box k's (bit-reversed: the first circle highest).
-          const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
-          // The bits of the columns of boxes in the image.
-          const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) + 7) / 8));
-          const float y_first = s_py[0], quarter_scale = 0.25f * v.scale, row_py = s_py[lane];
-          const float boxes = static_cast<float>((min(TILE, v.height - static_cast<int>(blockIdx.y) * TILE) + 3) / 4);
+        for (int u = 0; u < kPer; ++u) {
+          const unsigned slot = u * kThreads + threadIdx.x;
+          const unsigned bits = slot < count ? row_box_bits(q[u].x, (q[u].y - y_first) * v.scale, cull_radius_sq(q[u].w),
+                                                            cx0, cx1, quarter_scale, boxes) & cols_in
+                                             : 0u;
+          s_rows[slot] = __brev(transpose_bits(bits, lane));
+          // The group's limits, lane = the tile's row: its 32 circles' y and radius^2 read back
+          // from the staged geometry (x, 1 - a, y, radius^2: one 8-byte broadcast load a circle;
+          // two shuffles a circle took 5 registers more and were slightly slower), each (circle,
+          // row) once a block, where the visits computed them once a column of boxes and
+          // pixel. Stores of 32 consecutive floats.
+          __syncwarp();  // the group's geometry, staged by its lanes
+          const float2* geo = reinterpret_cast<const float2*>(s_stage + u * kThreads + warp * 32);
+          float* lim = s_lim + (u * kThreads + warp * 32) * TILE + lane;
 #pragma unroll
-          for (int u = 0; u < kLoad; ++u) {
-            const unsigned slot = (h + u) * kThreads + threadIdx.x;
-            const unsigned bits = slot < count ? row_box_bits(q[u].x, (q[u].y - y_first) * v.scale, cull_radius_sq(q[u].w),
-                                                              cx0, cx1, quarter_scale, boxes) & cols_in
-                                               : 0u;
-            s_rows[slot] = __brev(transpose_bits(bits, lane));
-            // The group's limits, lane = the tile's row: its 32 circles' y and radius^2 read back
-            // from the staged geometry (x, 1 - a, y, radius^2: one 8-byte broadcast load a circle;
-            // two shuffles a circle took 5 registers more and were slightly slower), each (circle,
-            // row) once a block, where the visits computed them once a column of boxes and
-            // pixel. Stores of 32 consecutive floats.
-            __syncwarp();  // the group's geometry, staged by its lanes
-            const float2* geo = reinterpret_cast<const float2*>(s_stage + (h + u) * kThreads + warp * 32);
-            float* lim = s_lim + ((h + u) * kThreads + warp * 32) * TILE + lane;
-#pragma unroll
-            for (int k = 0; k < 32; ++k) {
-              const float2 yr = geo[2 * k + 1];  // circle k's y and radius^2
-              lim[k * TILE] = coverage_limit(row_py - yr.x, yr.y);
-            }
+          for (int k = 0; k < 32; ++k) {
+            const float2 yr = geo[2 * k + 1];  // circle k's y and radius^2
+            lim[k * TILE] = coverage_limit(row_py - yr.x, yr.y);
           }
         }
       }

@@ -21,6 +21,7 @@
 #include "render/builtin_scenes.h"
 #include "render/output_file.h"
 #include "render/png.h"
+#include "render/units.h"
 #include "test_util.h"
 
 namespace circles {
