@@ -391,9 +391,9 @@ __global__ void __launch_bounds__(kBinCountThreads)
 // goes to its tile's slot for this block (from the scanned matrix) plus its rank in the tile.
 // Every block also writes a share of the tile ranges. Per pair: a walk step, a shared store,
 // the block sort's few passes and one coalesced-by-tile global store. The count's total and
-// worst block are checked first: when the pairs do not fit `capacity` ids or a block's do not
-// fit the sort (the host went ahead without reading them), every range is empty, nothing else
-// is written, and the host does the chunk again. kItems: pairs a thread in the block sort
+// worst block are checked before anything is written: when the pairs do not fit `capacity` ids
+// or a block's do not fit the sort (the host went ahead without reading them), every range is
+// empty, nothing else is written, and the host does the chunk again. kItems: pairs a thread in the block sort
 // (kBinItems, or kBinItemsFew where the host expects a block's pairs to fit).
 template <int kItems>
 __global__ void __launch_bounds__(kBinThreads)
@@ -416,6 +416,22 @@ __global__ void __launch_bounds__(kBinThreads)
   // last blocks leave (they wait for it to finish before they read the ranges and ids).
   wait_for_prior_grid();
   allow_dependent_launch();
+  const int first = lo + b * per_block;
+  const int n = min(hi, first + per_block) - first;
+  constexpr int kPer = kBinMaxCircles / kBinThreads;
+  const int per = (n + kBinThreads - 1) / kBinThreads;  // circles a thread, at most kPer
+  const int mine = static_cast<int>(threadIdx.x) * per;
+  int count[kPer], sum = 0;
+  // The circles' counts and positions are loaded first, beside the count's stats (no load waits
+  // on another; a chunk that does not fit drops them), and their latency overlaps the scan's.
+  float4 q[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const bool here = j < per && mine + j < n;
+    count[j] = here ? counts[first - lo + mine + j] : 0;
+    q[j] = here ? c.pos_rad[first + mine + j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    sum += count[j];
+  }
   const unsigned long long total = stats->total;
   const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kCapacity);
   for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
@@ -425,20 +441,6 @@ __global__ void __launch_bounds__(kBinThreads)
                      : make_uint2(0u, 0u);
   }
   if (!fits) return;  // uniform across the block
-  const int first = lo + b * per_block;
-  const int n = min(hi, first + per_block) - first;
-  constexpr int kPer = kBinMaxCircles / kBinThreads;
-  const int per = (n + kBinThreads - 1) / kBinThreads;  // circles a thread, at most kPer
-  const int mine = static_cast<int>(threadIdx.x) * per;
-  int count[kPer], sum = 0;
-  float4 q[kPer];  // loaded with the counts, so that their latency overlaps the scan's
-#pragma unroll
-  for (int j = 0; j < kPer; ++j) {
-    const bool here = j < per && mine + j < n;
-    count[j] = here ? counts[first - lo + mine + j] : 0;
-    q[j] = here ? c.pos_rad[first + mine + j] : make_float4(0.f, 0.f, 0.f, 0.f);
-    sum += count[j];
-  }
   int slot = 0, pairs = 0;
   Scan(s_tmp.scan).ExclusiveSum(sum, slot, pairs);
 #pragma unroll
@@ -462,13 +464,22 @@ __global__ void __launch_bounds__(kBinThreads)
 #pragma unroll
   for (int j = 0; j < kItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
   __syncthreads();
+  // Each run's first key takes its tile's slot for this block from the scanned matrix. The
+  // kItems loads are all issued before the first is used (a padding key or a run's later key
+  // loads tile 0's entry, which it drops): one conditional load an item, each waiting on the
+  // last, was a third of the kernel's stall samples (Nsight Compute, rand1M).
+  int base[kItems];
+  bool head[kItems];
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
     const int t = static_cast<int>(key[j] >> kBinLocalBits);
-    if (p < pairs && (p == 0 || static_cast<int>(s_keys[p - 1] >> kBinLocalBits) != t))
-      s_base[t] = offsets[static_cast<long long>(t) * blocks + b] - p;
+    head[j] = p < pairs && (p == 0 || static_cast<int>(s_keys[p - 1] >> kBinLocalBits) != t);
+    base[j] = offsets[static_cast<long long>(head[j] ? t : 0) * blocks + b];
   }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    if (head[j]) s_base[key[j] >> kBinLocalBits] = base[j] - (j * kBinThreads + static_cast<int>(threadIdx.x));
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
