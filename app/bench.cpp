@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "render/builtin_scenes.h"
+#include "app/cli.h"
 #include "app/registry.h"
 #include "render/output_file.h"
 #include "render/progress.h"
@@ -133,6 +134,21 @@ int run_bench(const BenchOptions& opt) {
     files.emplace(s, load_scene(s, opt.seed));  // throws SceneError at the first bad line
   }
   if (!opt.json_path.empty()) check_output_path(opt.json_path, "--json");  // before any timing
+  // Host memory, before any timing, by render's model (app/cli.h): each scene (250 bytes a
+  // circle) and, where a CPU renderer is timed, its images (40 bytes a pixel); a GPU renderer's
+  // image stays on the device. Refused as `circles render` refuses (exit 1), naming the scene.
+  bool cpu = false;
+  for (const Variant& v : variants) cpu = cpu || !find_renderer(v.renderer)->needs_gpu;
+  for (const std::string& s : scenes) {
+    const SceneInfo* info = find_scene(s);
+    const std::size_t circles = info ? info->circle_count : files.at(s).circles.size();
+    const std::string size = std::to_string(opt.width) + "x" + std::to_string(opt.height);
+    check_host_memory(render_memory_bytes(cpu ? static_cast<double>(opt.width) * opt.height : 0.0,
+                                          static_cast<double>(circles)),
+                      s + " at " + size + " (" + std::to_string(circles) + " circles" +
+                          (cpu ? ", CPU renderers' images" : "") + ")",
+                      "bench");
+  }
   nlohmann::json results = nlohmann::json::array();
   // The budget covers a whole pair (warm-up and timed frames); only a single frame longer than
   // the budget (or --min-repeat) makes a pair take longer, so this bound holds unless frames

@@ -195,6 +195,21 @@ double available_memory_bytes() {
 
 double render_memory_bytes(double pixels, double circles) { return 40 * pixels + 250 * circles; }
 
+void check_builtin_scene_memory(const std::string& name, const char* prefix) {
+  if (const SceneInfo* info = find_scene(name))
+    check_host_memory(render_memory_bytes(0, static_cast<double>(info->circle_count)),
+                      "scene " + name + " (" + std::to_string(info->circle_count) + " circles)", prefix);
+}
+
+void check_host_memory(double need, const std::string& what, const char* prefix) {
+  const double avail = available_memory_bytes();
+  if (avail > 0 && need > 0.9 * avail)
+    throw std::runtime_error(what + " needs about " + memory_text(need) + " of memory; " + memory_text(avail) +
+                             " are available (a run takes at most 90%)");
+  if (need > 2.0 * 1024 * 1024 * 1024)
+    std::fprintf(stderr, "%s: note: %s uses about %s of memory\n", prefix, what.c_str(), memory_text(need).c_str());
+}
+
 void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   cmd->add_option("--tile-size", s->tile_size,
                   "tile side in pixels, for renderers with tiles (see `circles list`); default: the renderer's")
@@ -265,19 +280,10 @@ struct FrameJob {
     *s = load_scene(scene, seed);
     if (size.empty()) *w = s->width, *h = s->height;
     // Known costs are announced, and refused when they cannot fit, before the work starts.
-    const double need = copies * render_memory_bytes(static_cast<double>(*w) * *h, static_cast<double>(s->circles.size()));
-    const double avail = available_memory_bytes();
-    const double gib = 1024.0 * 1024 * 1024;
-    char msg[256];
-    if (avail > 0 && need > 0.9 * avail) {
-      std::snprintf(msg, sizeof msg,
-                    "%dx%d with %zu circles needs about %s of memory; %s are available (a render takes at most 90%%)",
-                    *w, *h, s->circles.size(), memory_text(need).c_str(), memory_text(avail).c_str());
-      throw std::runtime_error(msg);
-    }
-    if (need > 2 * gib)
-      std::fprintf(stderr, "circles: note: %dx%d with %zu circles uses about %s of memory\n", *w, *h,
-                   s->circles.size(), memory_text(need).c_str());
+    char what[96];
+    std::snprintf(what, sizeof what, "%dx%d with %zu circles", *w, *h, s->circles.size());
+    check_host_memory(copies * render_memory_bytes(static_cast<double>(*w) * *h, static_cast<double>(s->circles.size())),
+                      what, "circles");
     if (frames.empty()) *first = s->frame, *last = s->frame + 1;
     if (*first < s->frame)
       throw std::invalid_argument("frame " + std::to_string(*first) + " is before the scene's frame " +

@@ -33,6 +33,12 @@ double available_memory_bytes();
 // float image, its copy, the 8-bit image and the PNG (40 bytes a pixel, measured), and the
 // scene's copies (250 bytes a circle).
 double render_memory_bytes(double pixels, double circles);
+// Refuses work that needs (`need` bytes, about) more than 90% of available_memory_bytes():
+// std::runtime_error "<what> needs about ... of memory; ... are available"; notes on stderr
+// ("<prefix>: note: ...") what needs more than 2 GiB.
+void check_host_memory(double need, const std::string& what, const char* prefix);
+// The same for a built-in scene by name (its circles, before it is generated); nothing for a file.
+void check_builtin_scene_memory(const std::string& name, const char* prefix);
 
 // `circles check`'s verdict on one frame: prints "<label> vs cpu-ref: PASS|FAIL: <comparison>"
 // and, when `test` differs from `ref` by more than `tolerance` in any channel (or in size),

@@ -27,6 +27,7 @@
 #include "app/panels.h"
 #include "kernels/counters.h"
 #include "app/bench.h"
+#include "app/cli.h"
 #include "app/viewer_layout.h"
 #include "app/viewer_state.h"
 #include "render/compare.h"
@@ -206,6 +207,7 @@ void Viewer::setup() {
 bool Viewer::load_scene_source(const std::string& source) {
   try {
     if (const std::string note = scene_source_note(source); !note.empty()) report("scene: note: %s", note.c_str());
+    check_builtin_scene_memory(source, "view");  // refused, the scene kept, where it would not fit
     auto scene = std::make_shared<const Scene>(load_scene(source, ui_.scene.seed));
     scene_ = std::move(scene);
     scene_source_ = source;

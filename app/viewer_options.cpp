@@ -171,7 +171,9 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   c.force_no_interop = opt.no_interop || env_set("CIRCLES_FORCE_NO_INTEROP");
   c.no_interop_source = opt.no_interop ? "--no-interop" : "CIRCLES_FORCE_NO_INTEROP=1";
 
-  // The scene last: generating a large built-in takes a moment.
+  // The scene last: generating a large built-in takes a moment (refused first where its circles
+  // would not fit the host's memory, as `circles render` refuses).
+  check_builtin_scene_memory(opt.scene, "view");
   Scene scene = load_scene(opt.scene, opt.seed);
   if (start >= 0) {
     if (start < scene.frame)

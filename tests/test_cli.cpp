@@ -477,12 +477,34 @@ TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
   const int check = cli({"check", "rgb", "-s", "1400x1400", "--diff", path("d.png")});  // two images
   const int small = cli({"render", "rgb", "-s", "64x64", "-o", path("small.png")});
   const int lab = cli({"kernels", "reduce", "--size", "2^26", "--variant", "reduce-cub"});  // ~0.3 GiB on the CPU
+  // bench checks every scene before it times any pair: rgb at 64x64 fits, rand1M's circles
+  // (about 238 MiB by render's model) do not; nothing is timed, no JSON written.
+  ::testing::internal::CaptureStdout();
+  const int bench_big = cli({"bench", "--scenes", "rgb,rand1M", "--renderers", "cpu-ref", "-s", "64x64", "--repeat",
+                             "1", "--warmup", "0", "--json", path("big.json")});
+  const std::string bench_out = ::testing::internal::GetCapturedStdout();
+  // A CPU renderer's images count: cpu-ref at 2048x2048 (160 MiB) is refused, rgb's 3 circles or not.
+  const int bench_pixels =
+      cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "-s", "2048x2048", "--repeat", "1", "--warmup", "0"});
+  const int bench_small = cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "-s", "64x64", "--repeat", "1",
+                               "--warmup", "0", "--json", path("small.json")});
   const std::string err = ::testing::internal::GetCapturedStderr();
   ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
   EXPECT_EQ(big, 1);
   EXPECT_EQ(check, 1);
   EXPECT_EQ(small, 0);
   EXPECT_EQ(lab, 1);
+  EXPECT_EQ(bench_big, 1);
+  EXPECT_EQ(bench_pixels, 1);
+  EXPECT_EQ(bench_small, 0);
+  EXPECT_NE(err.find("rand1M at 64x64 (1000000 circles, CPU renderers' images) needs about 239 MiB of memory; "
+                     "100 MiB are available"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rgb at 2048x2048 (3 circles, CPU renderers' images) needs about"), std::string::npos) << err;
+  EXPECT_EQ(bench_out.find("cpu-ref"), std::string::npos) << bench_out;  // no pair timed, not even rgb's
+  EXPECT_FALSE(fs::exists(path("big.json")));
+  EXPECT_TRUE(fs::exists(path("small.json")));
   EXPECT_NE(err.find("reduce-sum of 67108864 needs about 257 MiB of host memory"), std::string::npos) << err;
   EXPECT_NE(err.find("2048x2048 with 3 circles needs about 161 MiB of memory; 100 MiB are available"),
             std::string::npos)

@@ -503,6 +503,19 @@ TEST_F(ViewerBinary, InspectShowsThePixelsCirclesAndTheyMatchTheRenderer) {
   EXPECT_TRUE(contains(fixed.err, "--inspect 10,48 is outside the 64x48 render size (pixels 0..63, 0..47)")) << fixed.err;
 }
 
+// A built-in scene whose circles would not fit the host's memory is refused before it is
+// generated and before any window opens (exit 1), as `circles render` refuses it.
+TEST_F(ViewerBinary, ABuiltInSceneTooBigForTheHostIsRefusedFirst) {
+  const Result v = circles({"view", "--offscreen", "rand1M", "-r", "cpu-mt", "--quit-after", "1"},
+                           "CIRCLES_MEMORY_LIMIT_MB=100");
+  EXPECT_EQ(v.rc, 1) << describe(v);
+  EXPECT_TRUE(contains(v.err, "scene rand1M (1000000 circles) needs about 239 MiB of memory; 100 MiB are available"))
+      << v.err;
+  const Result small = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1"},
+                               "CIRCLES_MEMORY_LIMIT_MB=100");
+  EXPECT_EQ(small.rc, 0) << describe(small);
+}
+
 // --frame-stats names a lab reduction that takes floats (else exit 2); it needs a CUDA renderer's
 // frame, and says so (exit 1) when it cannot check.
 TEST_F(ViewerBinary, FrameStatsNeedAFloatReductionAndACudaFrame) {
