@@ -771,6 +771,26 @@ CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int 
   return s == Shading::Flat && rows == 4 && !early && compose == 0;
 }
 constexpr int shade_blocks_per_sm(int tile, int rows) { return tile != 32 ? 6 : rows; }
+
+// The tile a block of the shade takes: blocks are started in index order, so the image's border
+// tiles (cut by its edges, or reaching past them: fewer pairs in scenes spread evenly) go last,
+// where the last wave's stragglers decide when the kernel ends; the inner tiles first, row by row.
+struct TileXY {
+  int x, y;
+};
+__device__ __forceinline__ TileXY edges_last_tile(int nx, int ny) {
+  int l = static_cast<int>(blockIdx.y * gridDim.x + blockIdx.x);
+  if (nx < 3 || ny < 3) return {l % nx, l / nx};
+  const int inner = (nx - 2) * (ny - 2);
+  if (l < inner) return {1 + l % (nx - 2), 1 + l / (nx - 2)};
+  l -= inner;
+  if (l < nx) return {l, 0};                                // the top row
+  l -= nx;
+  if (l < nx) return {l, ny - 1};                           // the bottom row
+  l -= nx;
+  return {l < ny - 2 ? 0 : nx - 1, 1 + l % (ny - 2)};       // the left, then the right column
+}
+
 // The row groups' walk of binned frames stages batches of this many circles, each with its
 // coverage limits at the tile's 32 rows (s_lim, 128 bytes a circle): 42 KB of shared memory a
 // block, four blocks an SM, where a batch of 1,024, as before the limits, would take 164 KB (one
@@ -891,11 +911,18 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     if (!kBinnedRows) s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
-  const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+  // Binned exact frames take their tiles border last (edges_last_tile; H100, same call: rand1M
+  // shade 0.326-0.328 -> 0.320-0.321 ms, stress10M at 1024x1024 3.165 -> 3.077, rand100k's frame
+  // 0.433-0.440 -> 0.419-0.427: docs/bench/shade14/); direct frames and early exit in index order
+  // (direct early exit was slower border last: biglittle 0.034-0.037 -> 0.039-0.041).
+  const TileXY txy = !kEarly && !kStep && !kDirectOnly && a.ranges
+                         ? edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y))
+                         : TileXY{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y)};
+  const int tile = txy.y * static_cast<int>(gridDim.x) + txy.x;
   if (kEarly && !a.first && a.settled[tile]) return;  // uniform: this tile stopped in an earlier chunk
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const View& v = f.view;
-  const int wi = blockIdx.x * TILE + (warp % kWarpsX) * 8, wj = blockIdx.y * TILE + (warp / kWarpsX) * kBoxH;
+  const int wi = txy.x * TILE + (warp % kWarpsX) * 8, wj = txy.y * TILE + (warp / kWarpsX) * kBoxH;
   const bool warp_live = wi < v.width && wj < v.height;
   // The tile's pixel centres and its rows' background, each computed once a block by a thread of
   // its own (View's division, the gradient's): a lane computed its own five centres and four
@@ -906,24 +933,24 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   {
     const int t = static_cast<int>(threadIdx.x);
     if (t < TILE) {
-      s_px[t] = v.pixel_x(static_cast<int>(blockIdx.x) * TILE + t);
+      s_px[t] = v.pixel_x(txy.x * TILE + t);
     } else if (t < 2 * TILE) {
-      s_py[t - TILE] = v.pixel_y(static_cast<int>(blockIdx.y) * TILE + t - TILE);
+      s_py[t - TILE] = v.pixel_y(txy.y * TILE + t - TILE);
     } else if (t < 3 * TILE) {
       // Rows below the image (a partial tile) take the last row's, as their pixels never show.
-      const Float4 bg = background_at(f.background, min(static_cast<int>(blockIdx.y) * TILE + t - 2 * TILE, v.height - 1),
+      const Float4 bg = background_at(f.background, min(txy.y * TILE + t - 2 * TILE, v.height - 1),
                                       v.height);
       s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
     } else if (t == 3 * TILE) {
-      s_tile = make_float4(v.pixel_x(blockIdx.x * TILE), v.pixel_y(blockIdx.y * TILE),
-                           v.pixel_x(min(static_cast<int>(blockIdx.x + 1) * TILE, v.width) - 1),
-                           v.pixel_y(min(static_cast<int>(blockIdx.y + 1) * TILE, v.height) - 1));
+      s_tile = make_float4(v.pixel_x(txy.x * TILE), v.pixel_y(txy.y * TILE),
+                           v.pixel_x(min((txy.x + 1) * TILE, v.width) - 1),
+                           v.pixel_y(min((txy.y + 1) * TILE, v.height) - 1));
     } else if (kBinnedRows && t < 3 * TILE + 9) {
       // The row groups' columns of boxes (row_box_bits): column k's first and last pixel centre
       // in the image (a column wholly outside it is masked off at staging).
-      const int k = t - (3 * TILE + 1), last = min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) - 1;
+      const int k = t - (3 * TILE + 1), last = min(TILE, v.width - txy.x * TILE) - 1;
       reinterpret_cast<float*>(s_box_cols)[k] =
-          v.pixel_x(static_cast<int>(blockIdx.x) * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
+          v.pixel_x(txy.x * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
     }
   }
   __syncthreads();  // s_px, s_py, s_bg, s_tile and s_box_cols
@@ -1195,9 +1222,9 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         // the 32 boxes' masks, and lane k writes box k's (bit-reversed: the first circle highest).
         const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
         // The bits of the columns of boxes in the image.
-        const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - static_cast<int>(blockIdx.x) * TILE) + 7) / 8));
+        const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - txy.x * TILE) + 7) / 8));
         const float y_first = s_py[0], quarter_scale = 0.25f * v.scale, row_py = s_py[lane];
-        const float boxes = static_cast<float>((min(TILE, v.height - static_cast<int>(blockIdx.y) * TILE) + 3) / 4);
+        const float boxes = static_cast<float>((min(TILE, v.height - txy.y * TILE) + 3) / 4);
 #pragma unroll
         for (int u = 0; u < kPer; ++u) {
           const unsigned slot = u * kThreads + threadIdx.x;
@@ -1448,10 +1475,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // culling needs. Early exit and counting read them in the walk (recomputing them there spilled
   // more).
   constexpr bool kRecompute = !kEarly && !kCount && (kCompose != 0 || kSubBoxes);
-  const int out_i = kRecompute ? static_cast<int>(blockIdx.x) * TILE + (warp % kWarpsX) * 8 + (lane & 7) : p.i;
+  const int out_i = kRecompute ? txy.x * TILE + (warp % kWarpsX) * 8 + (lane & 7) : p.i;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int j = kRecompute ? static_cast<int>(blockIdx.y) * TILE + (warp / kWarpsX) * kBoxH + (lane >> 3) * kRows + r
+    const int j = kRecompute ? txy.y * TILE + (warp / kWarpsX) * kBoxH + (lane >> 3) * kRows + r
                              : p.j[r];
     if (kRecompute ? out_i >= v.width || j >= v.height : !p.in[r]) continue;
     const std::size_t at = static_cast<std::size_t>(j) * v.width + out_i;
@@ -1459,7 +1486,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       f.image[at] = make_float4(p.c[r].x, p.c[r].y, p.c[r].z, p.c[r].w);
     } else if (settled || a.last) {
       // Final: what came through composited over the background; alpha sums like cpu-ref's.
-      const float4 bg = s_bg[j - static_cast<int>(blockIdx.y) * TILE];
+      const float4 bg = s_bg[j - txy.y * TILE];
       f.image[at] = make_float4(__fmaf_rn(p.t[r], bg.x, p.c[r].x), __fmaf_rn(p.t[r], bg.y, p.c[r].y),
                                 __fmaf_rn(p.t[r], bg.z, p.c[r].z), p.c[r].w + bg.w);
     } else {
