@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B timing of several builds of `circles` in one device call: every variant checked against
-# cpu-ref first, then timed in turn, round after round, so that each comparison is made on the
-# same machine minutes apart (frames differ by a few per cent between the machines a lease gets).
+# cpu-ref first, then timed in turn, round after round (each round starting with the next
+# variant), so that each comparison is made on the same machine minutes apart (frames differ by a
+# few per cent between the machines a lease gets).
 #
 # Usage (on the GPU machine, from the project root):
 #   VARIANTS="base new" bash scripts/gpu-ab.sh
@@ -9,7 +10,7 @@
 # Settings, by environment variable (defaults in brackets):
 #   VARIANTS  the variants, the baseline first                              [base new]
 #   CHECKED   the variants checked against cpu-ref                          [all but the first]
-#   CHECKS    `circles check` jobs, "scene WxH frames" separated by ';'
+#   CHECKS    `circles check` jobs, "scene WxH frames" separated by ';' (empty: none)
 #             [rand1M 1000x777 0:2; rand1M 257x193 0:2; micro2M 1000x777 0:2]
 #   CHECK_MODES  the modes each check runs in                               [exact early-exit]
 #   SCENES    the timed scenes                                              [rand1M,micro2M,rand100k,snow]
@@ -26,7 +27,7 @@ set -uo pipefail
 VARIANTS=${VARIANTS:-"base new"}
 read -r -a variants <<< "$VARIANTS"
 CHECKED=${CHECKED:-"${variants[*]:1}"}
-CHECKS=${CHECKS:-"rand1M 1000x777 0:2; rand1M 257x193 0:2; micro2M 1000x777 0:2"}
+CHECKS=${CHECKS-"rand1M 1000x777 0:2; rand1M 257x193 0:2; micro2M 1000x777 0:2"}
 SCENES=${SCENES:-rand1M,micro2M,rand100k,snow}
 SIZE=${SIZE:-1024x1024}
 MODES=${MODES:-exact,early-exit}
@@ -73,8 +74,13 @@ bench() {
   awk -v l="$label" '$2 ~ /^[a-z]/ && $3 ~ /^[0-9]+$/ {print l, $0}' "$OUT/tmp.log" |
     sed -E 's/ +[0-9]+ +([0-9.]+) +[0-9.]+ +[0-9.]+ +/ \1 /; s/ +/ /g' >> "$OUT/ab_summary.txt"
 }
+# Round r starts with variant r (mod the count): the first bench of a round read about 1% slower
+# than the same binary right after it (an A/A call: docs/bench/shade14/aa/), so each variant takes
+# each place in turn.
+n=${#variants[@]}
 for round in $(seq "$ROUNDS"); do
-  for v in "${variants[@]}"; do
+  for k in $(seq 0 $((n - 1))); do
+    v=${variants[$(( (round - 1 + k) % n ))]}
     bench "$v" "$v" --scenes "$SCENES" -s "$SIZE" --modes "$MODES" --repeat 20 --warmup 3 --max-seconds 1.5
   done
 done
