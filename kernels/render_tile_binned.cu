@@ -911,10 +911,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     if (!kBinnedRows) s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
-  // Binned exact frames take their tiles border last (edges_last_tile; H100, same call: rand1M
-  // shade 0.326-0.328 -> 0.320-0.321 ms, stress10M at 1024x1024 3.165 -> 3.077, rand100k's frame
-  // 0.433-0.440 -> 0.419-0.427: docs/bench/shade14/); direct frames and early exit in index order
-  // (direct early exit was slower border last: biglittle 0.034-0.037 -> 0.039-0.041).
+  // Binned exact frames take their tiles border last (edges_last_tile; H100, one call, the order
+  // of the builds balanced: rand1M 0.4135 -> 0.4065 ms, rand100k 0.4345 -> 0.418, stress10M
+  // 3.974 -> 3.881, medians of six rounds: docs/bench/shade14/aa/); direct frames and early exit
+  // in index order (direct early exit was slower border last: biglittle 0.034-0.037 -> 0.039-0.041).
   const TileXY txy = !kEarly && !kStep && !kDirectOnly && a.ranges
                          ? edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y))
                          : TileXY{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y)};
