@@ -911,11 +911,12 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     if (!kBinnedRows) s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
-  // Binned exact frames take their tiles border last (edges_last_tile; H100, one call, the order
-  // of the builds balanced: rand1M 0.4135 -> 0.4065 ms, rand100k 0.4345 -> 0.418, stress10M
-  // 3.974 -> 3.881, medians of six rounds: docs/bench/shade14/aa/); direct frames and early exit
-  // in index order (direct early exit was slower border last: biglittle 0.034-0.037 -> 0.039-0.041).
-  const TileXY txy = !kEarly && !kStep && !kDirectOnly && a.ranges
+  // Binned exact frames of flat circles take their tiles border last (edges_last_tile; H100, one
+  // call, the order of the builds balanced: rand1M 0.4135 -> 0.4065 ms, rand100k 0.4345 -> 0.418,
+  // stress10M 3.974 -> 3.881, medians of six rounds: docs/bench/shade14/aa/); direct frames,
+  // early exit and snow in index order (border last, direct early exit was slower, biglittle
+  // 0.034-0.037 -> 0.039-0.041, and snow at 1920x1080 0.098-0.100 -> 0.099-0.102).
+  const TileXY txy = S == Shading::Flat && !kEarly && !kStep && !kDirectOnly && a.ranges
                          ? edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y))
                          : TileXY{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y)};
   const int tile = txy.y * static_cast<int>(gridDim.x) + txy.x;
