@@ -633,6 +633,28 @@ __device__ __forceinline__ unsigned transpose_bits(unsigned x, int lane) {
   return x;
 }
 
+// Shared-memory loads at a 32-bit shared address (shared_address): loop-carried addresses that
+// ptxas keeps in registers instead of rebuilding them from a pointer's parts. Volatile, so that
+// they stay after the barrier that publishes what they read.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ unsigned lds_u32(unsigned at) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at));
+  return v;
+}
+__device__ __forceinline__ float2 lds_f2(unsigned at) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(at));
+  return v;
+}
+__device__ __forceinline__ float4 lds_f4(unsigned at) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(at));
+  return v;
+}
+
 // 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): the walk's `1u << bit` kept the
 // constant 1 in no register at 64 and reloaded it every visit (Nsight Compute, rand1M).
 __device__ __forceinline__ unsigned bit_mask(int bit) {
@@ -865,9 +887,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // Staging capacity, in circles (kBinnedRows kernels draw binned frames only).
   constexpr int kStage = kBinnedRows ? kBatch : kThreads * (kDirPer > kPer ? kDirPer : kPer);
   // The staged circles: slot s's geometry at [s], its colour at [kStage + s] (one address, two
-  // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor), but x, 1 - a, y, radius^2 in
-  // kBinnedRows, whose walk reads x and 1 - a only (one 8-byte load); snow x, y, z, radius.
-  // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
+  // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
+  // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a. kBinnedRows instead: x, a*r,
+  // a*g, a*b at [s] and y, radius^2, 1 - a, a at [kStage + s] (a visit loads the first and the
+  // second's last two: 16 + 8 bytes; the limits' staging reads y and radius^2).
   __shared__ float4 s_stage[2 * kStage];
   // The culling radius^2 (cull_radius_sq); the row groups' walk of binned frames culls at staging
   // instead (s_rows) and needs none.
@@ -895,15 +918,20 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // covers the tile loads nothing to cull it.
   __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
-  __shared__ float s_px[TILE], s_py[TILE];  // the tile's pixel centres (columns, rows)
+  __shared__ float s_px[TILE];  // the tile's pixel centres: columns
+  __shared__ __align__(16) float s_py[TILE];  // rows (kBinnedRows reads four at once)
   // kBinnedRows: the first ([0]) and last ([1]) pixel centre of each column of row groups' boxes.
   __shared__ float4 s_box_cols[2];
   __shared__ float4 s_bg[TILE];             // its rows' background colour
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
-      s_stage[slot] = kBinnedRows ? make_float4(q.x, 1.f - col.w, q.y, q.w * q.w)
-                                  : make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
-      s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+      if (kBinnedRows) {
+        s_stage[slot] = make_float4(q.x, col.w * col.x, col.w * col.y, col.w * col.z);
+        s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, 1.f - col.w, col.w);
+      } else {
+        s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
+        s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
+      }
     } else {
       s_stage[slot] = q;
       s_stage[kStage + slot] = col;
@@ -1062,11 +1090,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   };
 
   // The row groups' walk of binned frames: the same test and blend, with the rows' limits staged
-  // (s_lim) and the geometry as kBinnedRows stages it (x, 1 - a, ...): one compare a pixel.
-  auto shade_pixels_staged = [&](const float4& q, const float4& col, const float4& lim) {
+  // (s_lim) and the circle as kBinnedRows stages it (x and the premultiplied colour in q; its keep
+  // factor 1 - a and alpha apart): one compare a pixel.
+  auto shade_pixels_staged = [&](const float4& q, float keep, float alpha, const float4& lim) {
     const float dx = p.px - q.x;
     const float dx2 = dx * dx;
     const float l[4] = {lim.x, lim.y, lim.z, lim.w};
+    const float4 col = make_float4(q.y, q.z, q.w, alpha);
 #pragma unroll
     for (int r = 0; r < (kRows < 4 ? kRows : 4); ++r) {
       const bool covers = dx2 <= l[r];
@@ -1074,7 +1104,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         tests += p.in[r];
         blends += covers && p.in[r];
       }
-      if (covers) blend_over(p.c[r], q.y, col);
+      if (covers) blend_over(p.c[r], keep, col);
     }
   };
 
@@ -1224,7 +1254,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
         // The bits of the columns of boxes in the image.
         const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - txy.x * TILE) + 7) / 8));
-        const float y_first = s_py[0], quarter_scale = 0.25f * v.scale, row_py = s_py[lane];
+        const float y_first = s_py[0], quarter_scale = 0.25f * v.scale;
         const float boxes = static_cast<float>((min(TILE, v.height - txy.y * TILE) + 3) / 4);
 #pragma unroll
         for (int u = 0; u < kPer; ++u) {
@@ -1233,18 +1263,28 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
                                                             cx0, cx1, quarter_scale, boxes) & cols_in
                                              : 0u;
           s_rows[slot] = __brev(transpose_bits(bits, lane));
-          // The group's limits, lane = the tile's row: its 32 circles' y and radius^2 read back
-          // from the staged geometry (x, 1 - a, y, radius^2: one 8-byte broadcast load a circle;
-          // two shuffles a circle took 5 registers more and were slightly slower), each (circle,
-          // row) once a block, where the visits computed them once a column of boxes and
-          // pixel. Stores of 32 consecutive floats.
+          // The group's limits, each (circle, row) once a block, where the visits computed them
+          // once a column of boxes and pixel: lane = four circles' (lane >> 3: circle k of k % 4)
+          // four rows (lane & 7: rows 4q .. 4q + 3), their y and radius^2 read back from the staged
+          // geometry (one 8-byte load a circle, four addresses a warp; two shuffles a circle, with
+          // a lane a row, took 5 registers more and were slightly slower), and a 16-byte store of
+          // the four limits (a warp's stores: 512 consecutive bytes), 10 instructions for four
+          // circles where a lane a row took 16 (a load, a subtraction, an FMA and a store each).
           __syncwarp();  // the group's geometry, staged by its lanes
-          const float2* geo = reinterpret_cast<const float2*>(s_stage + u * kThreads + warp * 32);
-          float* lim = s_lim + (u * kThreads + warp * 32) * TILE + lane;
+          const int quad = lane & 7;
+          const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
+          const float4* geo = s_stage + kStage + u * kThreads + warp * 32;
+          float* lim = s_lim + (u * kThreads + warp * 32) * TILE + 4 * quad;
+          // Unrolled. (Before the walk's addresses were carried, ptxas spilled 8 bytes of the
+          // kernel so, none unrolled by 4, yet that was 5-7% slower: H100, one call, rand1M 0.395 ->
+          // 0.421 ms, stress10M 3.775 -> 4.025; docs/bench/shade15/. Now it spills none.)
 #pragma unroll
-          for (int k = 0; k < 32; ++k) {
-            const float2 yr = geo[2 * k + 1];  // circle k's y and radius^2
-            lim[k * TILE] = coverage_limit(row_py - yr.x, yr.y);
+          for (int k0 = 0; k0 < 32; k0 += 4) {
+            const int k = k0 + (lane >> 3);
+            const float2 yr = *reinterpret_cast<const float2*>(geo + k);  // circle k's y and radius^2
+            *reinterpret_cast<float4*>(lim + k * TILE) =
+                make_float4(coverage_limit(py4.x - yr.x, yr.y), coverage_limit(py4.y - yr.x, yr.y),
+                            coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
           }
         }
       }
@@ -1318,22 +1358,27 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       if (warp_live) {
         const unsigned* rows = s_rows + (warp % kWarpsX) * 8 + (warp / kWarpsX) * 4 + (lane >> 3);
         const int groups = static_cast<int>((count + 31) / 32);
+        // The walk's three shared addresses, carried from group to group: the row group's mask,
+        // the group's circle 0 (its slot 31: bit b is slot 31 - b) and that circle's limits at the
+        // lane's four rows (ly: its row group's first). Through pointers, ptxas rebuilt all three
+        // from the group's index and the shared window's base every group, 24-27 instructions a
+        // group and warp where this takes 12 (SASS; 7% of rand1M's shade instructions before).
+        unsigned rows_at = shared_address(rows), group_at = shared_address(s_stage + 31),
+                 lims_at = shared_address(s_lim + 31 * TILE + ly);
         for (int g = 0; g < groups; ++g) {
-          unsigned mask = rows[g * 32];
-          const char* group = reinterpret_cast<const char*>(s_stage + g * 32 + 31);  // the group's circle 0
-          // The group's circle 0's limits at the lane's four rows (ly: its row group's first).
-          const char* lims = reinterpret_cast<const char*>(s_lim + (g * 32 + 31) * TILE + ly);
+          unsigned mask = lds_u32(rows_at);
           while (mask) {
             const int bit = 31 - __clz(mask);
             mask ^= bit_mask(bit);
-            const int off = bit * static_cast<int>(sizeof(float4));
-            const float4* staged = reinterpret_cast<const float4*>(group - off);
-            // Copied first: passed by reference, the loads sank into the pixels' predicated blends,
-            // four loads of the colour a visit (SASS).
-            const float4 q = staged[0], col = staged[kStage];
-            const float4 lim = *reinterpret_cast<const float4*>(lims - off * (TILE / 4));
-            shade_pixels_staged(q, col, lim);
+            const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
+            const float4 q = lds_f4(group_at - off);                                       // x, a*rgb
+            const float2 ka = lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));  // 1 - a, a
+            const float4 lim = lds_f4(lims_at - off * (TILE / 4));
+            shade_pixels_staged(q, ka.x, ka.y, lim);
           }
+          rows_at += 32 * sizeof(unsigned);
+          group_at += 32 * sizeof(float4);
+          lims_at += 32 * TILE * sizeof(float);
         }
       }
     } else if (!warp_done) {

@@ -371,6 +371,43 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
   ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
 }
 
+// The row groups' walk of binned exact frames reads each circle's own keep factor and alpha
+// (staged apart from its position and premultiplied colour): rand10k, whose circles all have
+// alpha .5, as it is, with its alphas varied (0.2 .. 0.95), and with one circle's alpha a float's
+// ulp off the rest, binned at tile 32 by counting and by sorting, frames 0-2 at a size that is not
+// a tile multiple, each frame taking the row groups' walk: cpu-ref's pictures.
+TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const Scene& same = cached_scene("rand10k");
+  Scene varied = same, nearly = same;
+  for (std::size_t k = 0; k < varied.circles.size(); ++k)
+    varied.circles[k].a = 0.2f + 0.75f * static_cast<float>(k % 13) / 12.f;
+  nearly.circles[nearly.circles.size() / 2].a = std::nextafter(0.5f, 1.f);
+  const std::pair<const Scene*, const char*> scenes[] = {
+      {&same, "alpha .5"}, {&varied, "alphas varied"}, {&nearly, "one alpha an ulp off"}};
+  for (const auto& [scene, what] : scenes) {
+    for (const char* binning : {"binned", "sort"}) {
+      const ForcedStrategy forced(binning);
+      auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+      auto ref = make_renderer("cpu-ref");
+      gpu->load(*scene, 257, 193);
+      ref->load(*scene, 257, 193);
+      Image a, b;
+      for (int f = 0; f < 3; ++f) {
+        if (f > 0) gpu->advance(), ref->advance();
+        gpu->render();
+        ref->render();
+        ref->read_image(&a);
+        gpu->read_image(&b);
+        const std::string plan = gpu->plan();
+        EXPECT_NE(plan.find("four pixels a lane"), std::string::npos) << plan;
+        EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
+        expect_exact_matches(a, b, std::string(binning) + " " + what + " frame " + std::to_string(f) + ": " + plan);
+      }
+    }
+  }
+}
+
 // Exact frames of small circles cull per row group of 8 lanes against boxes of rows computed
 // from the row spacing (kSubBoxes), not View's own centres: each box must still hold every centre
 // of its rows. A frame 273 times taller than wide (15x4096: y runs to 136, where an ulp is 1.5e-5,
