@@ -1264,8 +1264,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
                                              : 0u;
           s_rows[slot] = __brev(transpose_bits(bits, lane));
           // The group's limits, each (circle, row) once a block, where the visits computed them
-          // once a column of boxes and pixel: lane = four circles' (lane >> 3: circle k of k % 4)
-          // four rows (lane & 7: rows 4q .. 4q + 3), their y and radius^2 read back from the staged
+          // once a column of boxes and pixel: in each round of four circles, lane l takes circle
+          // l >> 3 of the four at rows 4q .. 4q + 3 (q = l & 7), its y and radius^2 read back from the staged
           // geometry (one 8-byte load a circle, four addresses a warp; two shuffles a circle, with
           // a lane a row, took 5 registers more and were slightly slower), and a 16-byte store of
           // the four limits (a warp's stores: 512 consecutive bytes), 10 instructions for four
