@@ -196,9 +196,12 @@ double available_memory_bytes() {
 double render_memory_bytes(double pixels, double circles) { return 40 * pixels + 250 * circles; }
 
 void check_builtin_scene_memory(const std::string& name, const char* prefix) {
-  if (const SceneInfo* info = find_scene(name))
-    check_host_memory(render_memory_bytes(0, static_cast<double>(info->circle_count)),
-                      "scene " + name + " (" + std::to_string(info->circle_count) + " circles)", prefix);
+  if (const SceneInfo* info = find_scene(name)) check_scene_memory(name, info->circle_count, prefix);
+}
+
+void check_scene_memory(const std::string& source, std::size_t circles, const char* prefix) {
+  check_host_memory(render_memory_bytes(0, static_cast<double>(circles)),
+                    "scene " + source + " (" + std::to_string(circles) + " circles)", prefix);
 }
 
 void check_host_memory(double need, const std::string& what, const char* prefix) {

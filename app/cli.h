@@ -39,6 +39,9 @@ double render_memory_bytes(double pixels, double circles);
 void check_host_memory(double need, const std::string& what, const char* prefix);
 // The same for a built-in scene by name (its circles, before it is generated); nothing for a file.
 void check_builtin_scene_memory(const std::string& name, const char* prefix);
+// The same for a scene of `circles` circles read from `source` (a file, once parsed: its reader
+// bounds what parsing itself allocates), before a renderer takes it: "scene <source> (N circles)".
+void check_scene_memory(const std::string& source, std::size_t circles, const char* prefix);
 
 // `circles check`'s verdict on one frame: prints "<label> vs cpu-ref: PASS|FAIL: <comparison>"
 // and, when `test` differs from `ref` by more than `tolerance` in any channel (or in size),

@@ -175,6 +175,8 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   // would not fit the host's memory, as `circles render` refuses).
   check_builtin_scene_memory(opt.scene, "view");
   Scene scene = load_scene(opt.scene, opt.seed);
+  // A scene file's circles are known once it is parsed: refused there, before any window opens.
+  if (!find_scene(opt.scene)) check_scene_memory(opt.scene, scene.circles.size(), "view");
   if (start >= 0) {
     if (start < scene.frame)
       throw std::invalid_argument("--frames " + opt.frames + " is before the scene's frame " +

@@ -20,6 +20,7 @@
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "render/png.h"
+#include "render/scene_io.h"
 #include "app/registry.h"
 #include "kernels/lab/frame_stats.h"
 #include "test_util.h"
@@ -514,6 +515,26 @@ TEST_F(ViewerBinary, ABuiltInSceneTooBigForTheHostIsRefusedFirst) {
   const Result small = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "1"},
                                "CIRCLES_MEMORY_LIMIT_MB=100");
   EXPECT_EQ(small.rc, 0) << describe(small);
+}
+
+// A scene file is estimated once it is parsed, by the same model, and refused before any window
+// opens (exit 1): 5,000 circles (1.2 MB by render's model, over 90% of a 1 MiB limit); its first
+// 3,000 (0.75 MB) open.
+TEST_F(ViewerBinary, ASceneFileTooBigForTheHostIsRefusedOnceRead) {
+  Scene big = make_builtin_scene("rand10k");
+  big.circles.resize(5000);
+  save_scene_file(big, path("big.scene"));
+  Scene small = big;
+  small.circles.resize(3000);
+  save_scene_file(small, path("small.scene"));
+  const Result v = circles({"view", "--offscreen", path("big.scene"), "-r", "cpu-mt", "--quit-after", "1"},
+                           "CIRCLES_MEMORY_LIMIT_MB=1");
+  EXPECT_EQ(v.rc, 1) << describe(v);
+  EXPECT_TRUE(contains(v.err, "scene " + path("big.scene") + " (5000 circles) needs about 2 MiB of memory; 1 MiB are available"))
+      << v.err;
+  const Result ok = circles({"view", "--offscreen", path("small.scene"), "-r", "cpu-mt", "--quit-after", "1"},
+                            "CIRCLES_MEMORY_LIMIT_MB=1");
+  EXPECT_EQ(ok.rc, 0) << describe(ok);
 }
 
 // --frame-stats names a lab reduction that takes floats (else exit 2); it needs a CUDA renderer's
