@@ -102,6 +102,24 @@ struct ForcedStrategy {
   }
 };
 
+// Loads `scene` at w x h into `gpu` and into cpu-ref and renders `frames` frames in both, each
+// advanced from the last, calling check(f, ref's image, gpu's image) after frame f.
+template <class Check>
+void render_beside_cpu_ref(Renderer* gpu, const Scene& scene, int w, int h, int frames, Check&& check) {
+  auto ref = make_renderer("cpu-ref");
+  gpu->load(scene, w, h);
+  ref->load(scene, w, h);
+  Image a, b;
+  for (int f = 0; f < frames; ++f) {
+    if (f > 0) gpu->advance(), ref->advance();
+    gpu->render();
+    ref->render();
+    ref->read_image(&a);
+    gpu->read_image(&b);
+    check(f, a, b);
+  }
+}
+
 void PrintTo(const Variant& v, std::ostream* os) { *os << v.label(); }
 
 std::vector<Variant> gpu_variants() {
@@ -345,17 +363,8 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
     for (const RendererSettings& s : settings) {
       const std::string knobs = describe_settings(info, s) + " " + binning;
       auto gpu = make_renderer("cuda-tile-binned", s);
-      auto ref = make_renderer("cpu-ref");
-      gpu->load(scene, 257, 193);
-      ref->load(scene, 257, 193);
       ASSERT_TRUE(gpu->count_work(true));
-      Image a, b;
-      for (int f = 0; f < 3; ++f) {
-        if (f > 0) gpu->advance(), ref->advance();
-        gpu->render();
-        ref->render();
-        ref->read_image(&a);
-        gpu->read_image(&b);
+      render_beside_cpu_ref(gpu.get(), scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
         Workload w;
         ASSERT_TRUE(gpu->work(&w));
         EXPECT_GT(w.chunks, 2u) << name << " " << knobs << ": " << gpu->plan();
@@ -364,7 +373,7 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
         } else {
           expect_exact_matches(a, b, std::string(name) + " " + knobs + " frame " + std::to_string(f));
         }
-      }
+      });
     }
   }
   }
@@ -389,21 +398,12 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
     for (const char* binning : {"binned", "sort"}) {
       const ForcedStrategy forced(binning);
       auto gpu = make_renderer("cuda-tile-binned", {32, 0});
-      auto ref = make_renderer("cpu-ref");
-      gpu->load(*scene, 257, 193);
-      ref->load(*scene, 257, 193);
-      Image a, b;
-      for (int f = 0; f < 3; ++f) {
-        if (f > 0) gpu->advance(), ref->advance();
-        gpu->render();
-        ref->render();
-        ref->read_image(&a);
-        gpu->read_image(&b);
+      render_beside_cpu_ref(gpu.get(), *scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
         const std::string plan = gpu->plan();
         EXPECT_NE(plan.find("four pixels a lane"), std::string::npos) << plan;
         EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
         expect_exact_matches(a, b, std::string(binning) + " " + what + " frame " + std::to_string(f) + ": " + plan);
-      }
+      });
     }
   }
 }
@@ -1074,24 +1074,17 @@ TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
         scene.background = Background{};
         scene.background.top = Float4{.2f, .4f, .6f, 0.f};
         auto gpu = make_renderer(name);
-        auto ref = make_renderer("cpu-ref");
-        gpu->load(scene, 257, 193);
-        ref->load(scene, 257, 193);
-        Image a, b;
-        for (int f = 0; f < 2; ++f) {
-          if (f > 0) gpu->advance(), ref->advance();
-          gpu->render();
-          ref->render();
-          ref->read_image(&a);
-          gpu->read_image(&b);
+        Image last;  // cpu-ref's last frame
+        render_beside_cpu_ref(gpu.get(), scene, 257, 193, 2, [&](int f, const Image& a, const Image& b) {
           const std::string what = name + " " + forced + " " + scene_name + " frame " + std::to_string(f) + " (" +
                                    gpu->plan() + ")";
           const Comparison c = expect_exact_matches(a, b, what);
           for (float m : c.max_abs) EXPECT_LE(m, name == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f) << what;
-        }
+          last = a;
+        });
         // The alpha that clamping hid: some pixels left uncovered (0), some covered past 1.
         float lowest = 1.f, highest = 0.f;
-        for (const Float4& p : a.pixels) lowest = std::min(lowest, p.w), highest = std::max(highest, p.w);
+        for (const Float4& p : last.pixels) lowest = std::min(lowest, p.w), highest = std::max(highest, p.w);
         EXPECT_EQ(lowest, 0.f) << scene_name;
         EXPECT_GT(highest, 1.f) << scene_name;
       }
