@@ -394,7 +394,9 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
   nearly.circles[nearly.circles.size() / 2].a = std::nextafter(0.5f, 1.f);
   const std::pair<const Scene*, const char*> scenes[] = {
       {&same, "alpha .5"}, {&varied, "alphas varied"}, {&nearly, "one alpha an ulp off"}};
-  for (const auto& [scene, what] : scenes) {
+  for (const auto& scene_and_name : scenes) {
+    const Scene* scene = scene_and_name.first;  // (not a structured binding: the lambda below uses both)
+    const char* what = scene_and_name.second;
     for (const char* binning : {"binned", "sort"}) {
       const ForcedStrategy forced(binning);
       auto gpu = make_renderer("cuda-tile-binned", {32, 0});
