@@ -195,13 +195,16 @@ double available_memory_bytes() {
 
 double render_memory_bytes(double pixels, double circles) { return 40 * pixels + 250 * circles; }
 
-void check_builtin_scene_memory(const std::string& name, const char* prefix) {
-  if (const SceneInfo* info = find_scene(name)) check_scene_memory(name, info->circle_count, prefix);
-}
-
-void check_scene_memory(const std::string& source, std::size_t circles, const char* prefix) {
-  check_host_memory(render_memory_bytes(0, static_cast<double>(circles)),
-                    "scene " + source + " (" + std::to_string(circles) + " circles)", prefix);
+Scene load_scene_within_memory(const std::string& source, std::uint64_t seed, const char* prefix) {
+  const auto check = [&](std::size_t circles) {
+    check_host_memory(render_memory_bytes(0, static_cast<double>(circles)),
+                      "scene " + source + " (" + std::to_string(circles) + " circles)", prefix);
+  };
+  const SceneInfo* builtin = find_scene(source);
+  if (builtin) check(builtin->circle_count);
+  Scene scene = load_scene(source, seed);
+  if (!builtin) check(scene.circles.size());
+  return scene;
 }
 
 void check_host_memory(double need, const std::string& what, const char* prefix) {

@@ -12,6 +12,7 @@ namespace circles {
 
 struct Image;
 struct RendererSettings;
+struct Scene;
 // Adds --tile-size, --batch-size and --scan (checked later against the registry by resolve_settings).
 void add_settings_options(CLI::App* cmd, RendererSettings* settings);
 
@@ -37,11 +38,10 @@ double render_memory_bytes(double pixels, double circles);
 // std::runtime_error "<what> needs about ... of memory; ... are available"; notes on stderr
 // ("<prefix>: note: ...") what needs more than 2 GiB.
 void check_host_memory(double need, const std::string& what, const char* prefix);
-// The same for a built-in scene by name (its circles, before it is generated); nothing for a file.
-void check_builtin_scene_memory(const std::string& name, const char* prefix);
-// The same for a scene of `circles` circles read from `source` (a file, once parsed: its reader
-// bounds what parsing itself allocates), before a renderer takes it: "scene <source> (N circles)".
-void check_scene_memory(const std::string& source, std::size_t circles, const char* prefix);
+// load_scene (render/builtin_scenes.h) with the same check of the scene's circles (render's
+// model, no pixels): a built-in's before it is generated, a file's once it is parsed (its reader
+// bounds what parsing itself allocates); refused: "scene <source> (N circles) needs about ...".
+Scene load_scene_within_memory(const std::string& source, std::uint64_t seed, const char* prefix);
 
 // `circles check`'s verdict on one frame: prints "<label> vs cpu-ref: PASS|FAIL: <comparison>"
 // and, when `test` differs from `ref` by more than `tolerance` in any channel (or in size),

@@ -207,9 +207,8 @@ void Viewer::setup() {
 bool Viewer::load_scene_source(const std::string& source) {
   try {
     if (const std::string note = scene_source_note(source); !note.empty()) report("scene: note: %s", note.c_str());
-    check_builtin_scene_memory(source, "view");  // refused, the scene kept, where it would not fit
-    auto scene = std::make_shared<const Scene>(load_scene(source, ui_.scene.seed));
-    if (!find_scene(source)) check_scene_memory(source, scene->circles.size(), "view");  // a file, parsed
+    // Refused, the scene kept, where it would not fit the host's memory.
+    auto scene = std::make_shared<const Scene>(load_scene_within_memory(source, ui_.scene.seed, "view"));
     scene_ = std::move(scene);
     scene_source_ = source;
     ui_.scene.error.clear();

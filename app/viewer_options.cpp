@@ -171,12 +171,9 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   c.force_no_interop = opt.no_interop || env_set("CIRCLES_FORCE_NO_INTEROP");
   c.no_interop_source = opt.no_interop ? "--no-interop" : "CIRCLES_FORCE_NO_INTEROP=1";
 
-  // The scene last: generating a large built-in takes a moment (refused first where its circles
-  // would not fit the host's memory, as `circles render` refuses).
-  check_builtin_scene_memory(opt.scene, "view");
-  Scene scene = load_scene(opt.scene, opt.seed);
-  // A scene file's circles are known once it is parsed: refused there, before any window opens.
-  if (!find_scene(opt.scene)) check_scene_memory(opt.scene, scene.circles.size(), "view");
+  // The scene last: generating a large built-in takes a moment (refused, before any window opens,
+  // where its circles would not fit the host's memory, as `circles render` refuses).
+  Scene scene = load_scene_within_memory(opt.scene, opt.seed, "view");
   if (start >= 0) {
     if (start < scene.frame)
       throw std::invalid_argument("--frames " + opt.frames + " is before the scene's frame " +
