@@ -766,10 +766,11 @@ struct FullRun {
 // the blocks fit an SM at once (four of 256): a direct frame is a few waves of blocks that each
 // wait on the same chain of loads and barriers, and half the waves, with half the warps culling
 // each batch, is the gain (H100: rgb 0.016 -> 0.015 ms, pattern 0.028 -> 0.023, biglittle 0.49 ->
-// 0.38). Binned exact frames of flat circles at tile 32 take four as well (half the warps culling
-// each batch, a visit's pick and loads shared by four pixels: rand100k 0.54 -> 0.50 ms; snow's
-// per-pixel alpha lost). Tile 16 and early exit keep two: early exit's extra state would not fit
-// 64 registers.
+// 0.38). Binned exact frames of flat circles at tile 32 take four as well where they compose runs
+// (half the warps culling each batch, a visit's pick and loads shared by four pixels: rand100k
+// 0.54 -> 0.50 ms; snow's per-pixel alpha lost), and eight where they do not (shade_rows8_kernel:
+// rand1M, stress10M). Tile 16 and early exit keep two: early exit's extra state would not fit 64
+// registers.
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
 // (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
@@ -777,16 +778,10 @@ struct FullRun {
 // rand10k).
 // The blocks an SM that each shade kernel is built for, and so its registers (65,536 / threads
 // / blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
-// lane) or four of 256 (four: 64 registers). The row groups' walk of binned frames (kBinnedRows
-// below) took three of 256 (80 registers) until its pixels' test became one compare with the
-// rows' limits staged (2026-11-26): at 64 registers it then spills nothing, and four blocks were
-// faster than three (H100, one call: rand1M shade 0.344 -> 0.338 ms, stress10M 3.350 -> 3.283;
-// docs/bench/shade13/). Before, at 64 it spilled and rebuilt shared
-// addresses inside its loop over groups, and three were faster (shade9/ab_blocks_an_sm.log). The
-// direct frames that walk per row group run their own instantiation (kDirectOnly: no staged
-// limits), at four: three made them slower (16,000 circles of radius 4-12 pixels 0.070-0.076 ->
-// 0.084-0.090 ms, shade9/ab_direct_blocks.log), as they did the kernels that compose runs
-// (rand100k, biglittle and rand10k 5-15%).
+// lane) or four of 256 (four: 64 registers). The direct frames that walk per row group take four:
+// three made them slower (16,000 circles of radius 4-12 pixels 0.070-0.076 -> 0.084-0.090 ms,
+// shade9/ab_direct_blocks.log), as they did the kernels that compose runs (rand100k, biglittle and
+// rand10k 5-15%).
 // Whether a shade kernel walks per row group of 8 lanes (its kSubBoxes): exact frames of flat
 // circles at four pixels a lane that compose no runs.
 CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
@@ -813,16 +808,7 @@ __device__ __forceinline__ TileXY edges_last_tile(int nx, int ny) {
   return {l < ny - 2 ? 0 : nx - 1, 1 + l % (ny - 2)};       // the left, then the right column
 }
 
-// The row groups' walk of binned frames stages batches of this many circles, each with its
-// coverage limits at the tile's 32 rows (s_lim, 128 bytes a circle): 42 KB of shared memory a
-// block, four blocks an SM, where a batch of 1,024, as before the limits, would take 164 KB (one
-// block an SM).
-constexpr int kRowsBatch = 256;
-
-// kDirectOnly: launched for direct frames only, where the row groups' walk needs no staged limits
-// (kBinnedRows below): the binned kernel's shared memory and staging are left out of it.
-template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false,
-          bool kDirectOnly = false>
+template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
 __global__ void __launch_bounds__(TILE * TILE / kRows,
                                   shade_blocks_per_sm(TILE, kRows))
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
@@ -837,33 +823,21 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // pixels is 4 instructions each (H100: stress10M at 4K 18.6 -> 15.7 ms at two pixels a lane,
   // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
   constexpr bool kFoldRuns = kCompose && kEarly;
-  // Exact frames of flat circles at four pixels a lane that compose no runs (median radius under
-  // 16 pixels, under one tile where binned: rand1M, stress10M at 1024x1024 and 3840x2160): each
+  // Exact direct frames of flat circles at four pixels a lane that compose no runs (median radius
+  // under 16 pixels; binned ones take shade_rows8_kernel: rand1M, stress10M): each
   // row group of 8 lanes culls the group's circles against its own 8x4 pixels, not the warp's
   // 8x16, and walks only those (a lane's mask is its row group's; a warp's passes over a group
   // are its busiest row group's). rand1M's circles touch 22%
   // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
   // instructions each either way). The four culling tests share the x part and take the boxes'
   // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
-  // Binned frames (kBinnedRows) cull once a block instead, as a batch is staged: each thread
-  // finds the 8x4 boxes of the tile its circle may touch (row_box_bits: 32 bits), each warp
-  // transposes its group of 32 circles' bits into the 32 boxes' masks (s_rows), and a row group
-  // reads its mask with one load a group, where the eight warps each culled every circle against
-  // their four boxes (52 instructions a group and warp, 12% of rand1M's shade). The same visits
-  // (rand1M: 691,459,936 pixel tests either way), 272.8M warp instructions instead of 289.8M
-  // (Nsight Compute); H100: rand1M frame 0.445 -> 0.417 ms (shade 0.359 -> 0.333), stress10M
-  // 4.23 -> 3.99, at 3840x2160 11.27 -> 10.75 (docs/bench/shade11/).
   // Where runs are composed, a circle covering one row group's box and not another's would send
   // the row groups down different paths: kept to the warp's box there.
   constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
-  // overlap), kRowsBatch (256, one a thread) in the row groups' walk of binned frames
-  // (kBinnedRows), whose staged limits take 128 bytes a circle (it staged 1,024 before them:
-  // H100, without limits, 256 cost rand1M's shade 1%, stress10M's 3%; docs/bench/shade13/); early
-  // exit one a thread, so that a tile that settles early staged little it did not need.
-  constexpr bool kBinnedRows = kSubBoxes && !kStep && !kDirectOnly;  // the row groups' walk, binned
-  static_assert(!kBinnedRows || TILE == 32, "row_box_bits and s_lim: a tile of 4 x 8 row groups' boxes, 32 rows");
-  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : (kBinnedRows ? kRowsBatch : 512) / kThreads;
+  // overlap); early exit one a thread, so that a tile that settles early staged little it did not
+  // need.
+  constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
   constexpr int kBatch = kThreads * kPer;
   // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
   // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
@@ -884,27 +858,13 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // that does not fit keeps its flags across the walk and is staged after it.
   constexpr bool kDefer = !kEarly && kReload;
   static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
-  // Staging capacity, in circles (kBinnedRows kernels draw binned frames only).
-  constexpr int kStage = kBinnedRows ? kBatch : kThreads * (kDirPer > kPer ? kDirPer : kPer);
+  // Staging capacity, in circles.
+  constexpr int kStage = kThreads * (kDirPer > kPer ? kDirPer : kPer);
   // The staged circles: slot s's geometry at [s], its colour at [kStage + s] (one address, two
   // loads). Geometry: flat x, y, radius^2, 1 - a (the keep factor); snow x, y, z, radius.
-  // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a. kBinnedRows instead: x, a*r,
-  // a*g, a*b at [s] and y, radius^2, 1 - a, a at [kStage + s] (a visit loads the first and the
-  // second's last two: 16 + 8 bytes; the limits' staging reads y and radius^2).
+  // Colour: flat a*r, a*g, a*b, a (premultiplied); snow r, g, b, a.
   __shared__ float4 s_stage[2 * kStage];
-  // The culling radius^2 (cull_radius_sq); the row groups' walk of binned frames culls at staging
-  // instead (s_rows) and needs none.
-  __shared__ float s_cull[kBinnedRows ? 1 : kStage];
-  // The row groups' walk of binned frames: per group of 32 staged circles, each row group's mask
-  // of those that may touch its box (word g * 32 + the box's bit in row_box_bits; mask bit 31 - k:
-  // the group's circle k, so the walk's next circle is the highest bit), written by the warp that
-  // stages the group.
-  __shared__ unsigned s_rows[kBinnedRows ? kStage : 1];
-  // The row groups' walk of binned frames: each staged circle's coverage limit (coverage_limit:
-  // radius^2 - dy^2) at each of the tile's 32 rows, [slot * 32 + row], written as the batch is
-  // staged. A visit loads its row group's four in one 16-byte load, and a pixel's test is one
-  // compare with the lane's dx*dx.
-  __shared__ __align__(16) float s_lim[kBinnedRows ? kStage * TILE : 1];
+  __shared__ float s_cull[kStage];  // the culling radius^2 (cull_radius_sq)
   // Direct: the batch's per-warp counts (deferred walks: two, by the batch's parity, so that a
   // batch's counts are never rewritten before every thread has read them).
   __shared__ int s_scan_totals[(kDefer ? 2 : 1) * kDirPer * kThreads / 32];
@@ -919,24 +879,17 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   __shared__ unsigned s_open[kCompose == 2 ? kStage / 32 : 1], s_ends[kCompose == 2 ? kStage / 32 : 1];
   __shared__ float4 s_tile;  // the tile's box of pixel centres, clipped to the image: x0, y0, x1, y1
   __shared__ float s_px[TILE];  // the tile's pixel centres: columns
-  __shared__ __align__(16) float s_py[TILE];  // rows (kBinnedRows reads four at once)
-  // kBinnedRows: the first ([0]) and last ([1]) pixel centre of each column of row groups' boxes.
-  __shared__ float4 s_box_cols[2];
+  __shared__ float s_py[TILE];  // rows
   __shared__ float4 s_bg[TILE];             // its rows' background colour
   auto stage_circle = [&](unsigned slot, const float4& q, const float4& col) {
     if (S == Shading::Flat) {
-      if (kBinnedRows) {
-        s_stage[slot] = make_float4(q.x, col.w * col.x, col.w * col.y, col.w * col.z);
-        s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, 1.f - col.w, col.w);
-      } else {
-        s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
-        s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
-      }
+      s_stage[slot] = make_float4(q.x, q.y, q.w * q.w, 1.f - col.w);
+      s_stage[kStage + slot] = make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w);
     } else {
       s_stage[slot] = q;
       s_stage[kStage + slot] = col;
     }
-    if (!kBinnedRows) s_cull[slot] = cull_radius_sq(q.w);
+    s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
   // Binned exact frames of flat circles take their tiles border last (edges_last_tile; H100, one
@@ -944,7 +897,9 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // stress10M 3.974 -> 3.881, medians of six rounds: docs/bench/shade14/aa/); direct frames,
   // early exit and snow in index order (border last, direct early exit was slower, biglittle
   // 0.034-0.037 -> 0.039-0.041, and snow at 1920x1080 0.098-0.100 -> 0.099-0.102).
-  const TileXY txy = S == Shading::Flat && !kEarly && !kStep && !kDirectOnly && a.ranges
+  // (The kernels that walk per row group, kSubBoxes, draw direct frames only: binned ones take
+  // shade_rows8_kernel.)
+  const TileXY txy = S == Shading::Flat && !kEarly && !kStep && !kSubBoxes && a.ranges
                          ? edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y))
                          : TileXY{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y)};
   const int tile = txy.y * static_cast<int>(gridDim.x) + txy.x;
@@ -957,8 +912,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // its own (View's division, the gradient's): a lane computed its own five centres and four
   // backgrounds, nine divisions of about 15 instructions, a tenth of pattern's and a fifth of
   // rgb's instructions (Nsight Compute). The same arithmetic, so the same bits.
-  static_assert(kThreads >= 3 * TILE + (kBinnedRows ? 9 : 1),
-                "a thread for each centre, background row, the tile's box and (kBinnedRows) box column bound");
+  static_assert(kThreads >= 3 * TILE + 1, "a thread for each centre, background row and the tile's box");
   {
     const int t = static_cast<int>(threadIdx.x);
     if (t < TILE) {
@@ -974,15 +928,9 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       s_tile = make_float4(v.pixel_x(txy.x * TILE), v.pixel_y(txy.y * TILE),
                            v.pixel_x(min((txy.x + 1) * TILE, v.width) - 1),
                            v.pixel_y(min((txy.y + 1) * TILE, v.height) - 1));
-    } else if (kBinnedRows && t < 3 * TILE + 9) {
-      // The row groups' columns of boxes (row_box_bits): column k's first and last pixel centre
-      // in the image (a column wholly outside it is masked off at staging).
-      const int k = t - (3 * TILE + 1), last = min(TILE, v.width - txy.x * TILE) - 1;
-      reinterpret_cast<float*>(s_box_cols)[k] =
-          v.pixel_x(txy.x * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
     }
   }
-  __syncthreads();  // s_px, s_py, s_bg, s_tile and s_box_cols
+  __syncthreads();  // s_px, s_py, s_bg and s_tile
 
   LanePixels<kRows> p;
   const int ly_w = (warp / kWarpsX) * kBoxH;  // the warp box's first row in the tile
@@ -1089,25 +1037,6 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     }
   };
 
-  // The row groups' walk of binned frames: the same test and blend, with the rows' limits staged
-  // (s_lim) and the circle as kBinnedRows stages it (x and the premultiplied colour in q; its keep
-  // factor 1 - a and alpha apart): one compare a pixel.
-  auto shade_pixels_staged = [&](const float4& q, float keep, float alpha, const float4& lim) {
-    const float dx = p.px - q.x;
-    const float dx2 = dx * dx;
-    const float l[4] = {lim.x, lim.y, lim.z, lim.w};
-    const float4 col = make_float4(q.y, q.z, q.w, alpha);
-#pragma unroll
-    for (int r = 0; r < (kRows < 4 ? kRows : 4); ++r) {
-      const bool covers = dx2 <= l[r];
-      if (kCount) {
-        tests += p.in[r];
-        blends += covers && p.in[r];
-      }
-      if (covers) blend_over(p.c[r], keep, col);
-    }
-  };
-
   // Launched dependent (kernels/dependent_launch.cuh): everything above overlaps the tail of the
   // kernel before (binned: the scatter or the tile ranges). What it read from device memory, the
   // image, transmittance and settled flags, the previous chunk's shade wrote, and that finished
@@ -1127,7 +1056,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   const unsigned n = end > first ? end - first : 0u;
   // Direct: a batch is kDirPer circles a thread, culled against the whole tile and compacted in
   // order (a ballot scan) before the warps cull what is left against their own boxes.
-  const bool direct = !kBinnedRows && a.ranges == nullptr;  // (kBinnedRows kernels draw binned frames only)
+  const bool direct = a.ranges == nullptr;
   // The fused step (never snow's, whose noise would cost registers here: the compiler sees
   // `moves` is never Snow, so the snow step is not in this kernel at all).
   static_assert(!kStep || (!kEarly && S == Shading::Flat), "steps fuse into exact flat frames only");
@@ -1148,18 +1077,6 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   unsigned staged = 0;  // deferred: circles staged and not walked yet
   // A deferred walk's loop has one more pass, after the last batch, to walk what is staged.
   const unsigned passes = batches + (defer ? 1u : 0u);
-  // The row groups' walk of binned frames loads the next batch's id and then position (what its
-  // culling needs) before it walks this one, so that staging waits on the colour's load only, not
-  // on the chain of two (H100: rand1M shade 0.334 -> 0.330 ms, stress10M 3.237 -> 3.190, at
-  // 3840x2160 9.09 -> 8.95; the colour loaded ahead too, 63 registers, was slower than none:
-  // docs/bench/shade13/e_ab_summary.txt). Before this batch's first: the first batch's.
-  constexpr bool kAhead = kBinnedRows;
-  unsigned ahead_id = 0u;
-  float4 ahead_q = make_float4(0.f, 0.f, 0.f, 0.f);
-  if (kAhead && threadIdx.x < n) {
-    ahead_id = a.ids ? a.ids[first + threadIdx.x] : first + threadIdx.x;
-    ahead_q = c.pos_rad[ahead_id];
-  }
   for (unsigned b = 0; b < passes; ++b) {
     // Early exit walks the batches from the end.
     const unsigned base = first + (kEarly ? (batches - 1 - b) : b) * step;
@@ -1225,68 +1142,21 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
         const unsigned slot = u * kThreads + threadIdx.x;
-        id[u] = slot < count ? (kAhead ? ahead_id : (a.ids ? a.ids[base + slot] : base + slot)) : 0u;
+        id[u] = slot < count ? (a.ids ? a.ids[base + slot] : base + slot) : 0u;
       }
       float4 q[kPer], col[kPer];
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
         q[u] = make_float4(0.f, 0.f, 0.f, 0.f);  // a lane past the batch's end: defined, never used
         if (u * kThreads + threadIdx.x < count) {
-          q[u] = kAhead ? ahead_q : c.pos_rad[id[u]];
+          q[u] = c.pos_rad[id[u]];
           col[u] = c.color[id[u]];
         }
-      }
-      static_assert(!kAhead || kPer == 1, "the loads ahead hold one circle a thread");
-      if (kAhead && b + 1 < batches && base + step + threadIdx.x < end) {  // the next batch's
-        ahead_id = a.ids ? a.ids[base + step + threadIdx.x] : base + step + threadIdx.x;
-        ahead_q = c.pos_rad[ahead_id];
       }
 #pragma unroll
       for (int u = 0; u < kPer; ++u) {
         const unsigned slot = u * kThreads + threadIdx.x;
         if (slot < count) stage_circle(slot, q[u], col[u]);
-      }
-      if constexpr (kBinnedRows) {
-        // The culling, once a block: a warp holds whole groups (slot u * kThreads +
-        // threadIdx.x is circle `lane` of group u * kThreads / 32 + warp), so each lane
-        // finds the boxes its circle may touch, the warp transposes the 32 circles' bits into
-        // the 32 boxes' masks, and lane k writes box k's (bit-reversed: the first circle highest).
-        const float4 cx0 = s_box_cols[0], cx1 = s_box_cols[1];
-        // The bits of the columns of boxes in the image.
-        const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - txy.x * TILE) + 7) / 8));
-        const float y_first = s_py[0], quarter_scale = 0.25f * v.scale;
-        const float boxes = static_cast<float>((min(TILE, v.height - txy.y * TILE) + 3) / 4);
-#pragma unroll
-        for (int u = 0; u < kPer; ++u) {
-          const unsigned slot = u * kThreads + threadIdx.x;
-          const unsigned bits = slot < count ? row_box_bits(q[u].x, (q[u].y - y_first) * v.scale, cull_radius_sq(q[u].w),
-                                                            cx0, cx1, quarter_scale, boxes) & cols_in
-                                             : 0u;
-          s_rows[slot] = __brev(transpose_bits(bits, lane));
-          // The group's limits, each (circle, row) once a block, where the visits computed them
-          // once a column of boxes and pixel: in each round of four circles, lane l takes circle
-          // l >> 3 of the four at rows 4q .. 4q + 3 (q = l & 7), its y and radius^2 read back from the staged
-          // geometry (one 8-byte load a circle, four addresses a warp; two shuffles a circle, with
-          // a lane a row, took 5 registers more and were slightly slower), and a 16-byte store of
-          // the four limits (a warp's stores: 512 consecutive bytes), 10 instructions for four
-          // circles where a lane a row took 16 (a load, a subtraction, an FMA and a store each).
-          __syncwarp();  // the group's geometry, staged by its lanes
-          const int quad = lane & 7;
-          const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
-          const float4* geo = s_stage + kStage + u * kThreads + warp * 32;
-          float* lim = s_lim + (u * kThreads + warp * 32) * TILE + 4 * quad;
-          // Unrolled. (Before the walk's addresses were carried, ptxas spilled 8 bytes of the
-          // kernel so, none unrolled by 4, yet that was 5-7% slower: H100, one call, rand1M 0.395 ->
-          // 0.421 ms, stress10M 3.775 -> 4.025; docs/bench/shade15/. Now it spills none.)
-#pragma unroll
-          for (int k0 = 0; k0 < 32; k0 += 4) {
-            const int k = k0 + (lane >> 3);
-            const float2 yr = *reinterpret_cast<const float2*>(geo + k);  // circle k's y and radius^2
-            *reinterpret_cast<float4*>(lim + k * TILE) =
-                make_float4(coverage_limit(py4.x - yr.x, yr.y), coverage_limit(py4.y - yr.x, yr.y),
-                            coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
-          }
-        }
       }
     }
     __syncthreads();
@@ -1349,39 +1219,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
       }
       __syncthreads();
     }
-    if constexpr (kBinnedRows) {
-      // Each row group walks its own mask of each group of 32 staged circles (s_rows, culled at
-      // staging): no ballot. (Walking all of a batch's groups without waiting at each for the
-      // warp's busiest row group, 12% fewer passes on rand1M, cost more in the divergent steps
-      // between groups and their reconvergence than it saved: shade 0.348 -> 0.384 ms with this
-      // session's first staging culling, docs/bench/shade11/.)
-      if (warp_live) {
-        const unsigned* rows = s_rows + (warp % kWarpsX) * 8 + (warp / kWarpsX) * 4 + (lane >> 3);
-        const int groups = static_cast<int>((count + 31) / 32);
-        // The walk's three shared addresses, carried from group to group: the row group's mask,
-        // the group's circle 0 (its slot 31: bit b is slot 31 - b) and that circle's limits at the
-        // lane's four rows (ly: its row group's first). Through pointers, ptxas rebuilt all three
-        // from the group's index and the shared window's base every group, 24-27 instructions a
-        // group and warp where this takes 12 (SASS; 7% of rand1M's shade instructions before).
-        unsigned rows_at = shared_address(rows), group_at = shared_address(s_stage + 31),
-                 lims_at = shared_address(s_lim + 31 * TILE + ly);
-        for (int g = 0; g < groups; ++g) {
-          unsigned mask = lds_u32(rows_at);
-          while (mask) {
-            const int bit = 31 - __clz(mask);
-            mask ^= bit_mask(bit);
-            const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
-            const float4 q = lds_f4(group_at - off);                                       // x, a*rgb
-            const float2 ka = lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));  // 1 - a, a
-            const float4 lim = lds_f4(lims_at - off * (TILE / 4));
-            shade_pixels_staged(q, ka.x, ka.y, lim);
-          }
-          rows_at += 32 * sizeof(unsigned);
-          group_at += 32 * sizeof(float4);
-          lims_at += 32 * TILE * sizeof(float);
-        }
-      }
-    } else if (!warp_done) {
+    if (!warp_done) {
       const int groups = static_cast<int>((count + 31) / 32);
       for (int gi = 0; gi < groups && !warp_done; ++gi) {
         const int g = kEarly ? groups - 1 - gi : gi;
@@ -1546,6 +1384,206 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   }
 }
 
+
+// The row groups' walk of binned exact frames of flat circles that compose no runs (median radius
+// under 16 pixels: rand1M, stress10M), eight pixels a lane. A block per 32x32 tile, 128 threads;
+// the tile's 4 x 8 boxes of 8x4 pixels are its row groups', four lanes each (a lane: two columns
+// side by side, four rows), and a warp holds eight of them (16x16 pixels). Fast because the tile's
+// circles are culled once a block, as a batch is staged, and a visit's work is shared:
+//  - staging (a batch of 128 circles, one a thread, its id and position loaded during the batch
+//    before): each thread finds the boxes its circle may touch (row_box_bits: 32 bits), each warp
+//    transposes its group of 32 circles' bits into the 32 boxes' masks, and lane k writes box k's
+//    (bit-reversed: the next circle of the walk is the highest bit). Then each circle's coverage
+//    limit (coverage_limit: radius^2 - dy^2) at each of the tile's 32 rows, four rows of one of
+//    four circles a lane (one 8-byte load, four subtractions and FMAs, one 16-byte store).
+//    Where every warp culled every circle against its own boxes inside the walk, this took 52
+//    instructions a group and warp, 12% of rand1M's shade (docs/bench/shade11/).
+//  - the walk: each row group walks its box's mask, group by group; a visit loads the circle's x
+//    and premultiplied colour (16 bytes), its keep factor 1 - a and alpha (8) and its limits at the
+//    row group's four rows (16), and a pixel's test is one compare of dx*dx with its row's limit
+//    (cpu-ref's test, bit for bit), its blend one FMA a channel. The three shared addresses are
+//    carried from group to group as 32-bit shared addresses (through pointers ptxas rebuilt them
+//    every group: 24-27 instructions a group and warp where this takes 12).
+// Eight pixels a lane, two columns of one box: a visit's pick, loads, limits and loop serve both
+// columns (54 instructions: 2 subtractions and squares, 8 compares, 32 blends, where two visits
+// of four pixels took 64), the boxes being the four-pixel walk's 8x4 (so are the pixel tests);
+// the warp's passes over a group wait on its busiest of eight row groups instead of four. At 64
+// registers (eight blocks an SM, 32 warps, as the four-pixel walk's four of 256) it spills
+// nothing. H100, one call: rand1M 0.390-0.396 -> 0.381-0.382 ms, stress10M 3.73-3.75 -> 3.53, at
+// 3840x2160 9.88 -> 9.00 (shade 8.59 -> 7.71); at 80 registers (six blocks) 0.392-0.397, 3.64,
+// 9.04 (docs/bench/shade16/).
+constexpr int kRows8Threads = 128;
+constexpr int kRows8Stage = kRows8Threads;  // circles a batch
+template <bool kCount>
+__global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
+  constexpr int TILE = kLargeTile;
+  constexpr int kStage = kRows8Stage;
+  // Slot s: x, a*r, a*g, a*b at [s]; y, radius^2, 1 - a, a at [kStage + s] (a visit loads the
+  // first and the second's last two; the limits' staging reads y and radius^2).
+  __shared__ float4 s_stage[2 * kStage];
+  __shared__ unsigned s_rows[kStage];                    // group g's mask of box k at [g * 32 + k]
+  __shared__ __align__(16) float s_lim[kStage * TILE];   // [slot * 32 + row]
+  __shared__ float s_px[TILE];
+  __shared__ __align__(16) float s_py[TILE];
+  __shared__ float4 s_box_cols[2];  // each column of boxes' first ([0]) and last ([1]) pixel centre
+  __shared__ float4 s_bg[TILE];     // the rows' background
+  const long long start = clock64();
+  const TileXY txy = edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y));
+  const int tile = txy.y * static_cast<int>(gridDim.x) + txy.x;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const View& v = f.view;
+  static_assert(kRows8Threads >= 3 * TILE + 8, "a thread for each centre, background row and box column bound");
+  {
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < TILE) {
+      s_px[t] = v.pixel_x(txy.x * TILE + t);
+    } else if (t < 2 * TILE) {
+      s_py[t - TILE] = v.pixel_y(txy.y * TILE + t - TILE);
+    } else if (t < 3 * TILE) {
+      const Float4 bg = background_at(f.background, min(txy.y * TILE + t - 2 * TILE, v.height - 1), v.height);
+      s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
+    } else if (t < 3 * TILE + 8) {
+      const int k = t - 3 * TILE, last = min(TILE, v.width - txy.x * TILE) - 1;
+      reinterpret_cast<float*>(s_box_cols)[k] = v.pixel_x(txy.x * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
+    }
+  }
+  __syncthreads();
+  // The lane's row group (lane >> 2): box column bc and row br of the tile's 4 x 8 boxes; its two
+  // columns lx, lx + 1 and four rows ly .. ly + 3.
+  const int rg = lane >> 2;
+  const int bc = 2 * (warp & 1) + (rg & 1), br = 4 * (warp >> 1) + (rg >> 1);
+  const int lx = 8 * bc + 2 * (lane & 3), ly = 4 * br;
+  const float px0 = s_px[lx], px1 = s_px[lx + 1];
+  Float4 c0[4], c1[4];
+  unsigned long long tests = 0, blends = 0;  // kCount
+  unsigned in_bits = 0u;                     // kCount: bit 2r + k, the lane's pixel (column k, row r) in the image
+  {
+    const int i = txy.x * TILE + lx;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const float4 bg = s_bg[ly + r];
+      c0[r] = c1[r] = Float4{bg.x, bg.y, bg.z, bg.w};
+      const int j = txy.y * TILE + ly + r;
+      if (kCount && j < v.height) in_bits |= (i < v.width ? 1u : 0u) << (2 * r) | (i + 1 < v.width ? 2u : 0u) << (2 * r);
+      if (!a.first && j < v.height) {  // what the previous chunk left
+        const std::size_t at = static_cast<std::size_t>(j) * v.width + i;
+        const float4 q0 = i < v.width ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
+        const float4 q1 = i + 1 < v.width ? f.image[at + 1] : make_float4(0.f, 0.f, 0.f, 0.f);
+        c0[r] = Float4{q0.x, q0.y, q0.z, q0.w};
+        c1[r] = Float4{q1.x, q1.y, q1.z, q1.w};
+      }
+    }
+  }
+  wait_for_prior_grid();  // (launched dependent: the ranges, ids and circles after it)
+  const uint2 range = a.ranges[tile];
+  const unsigned first = range.x, end = range.y, n = end > first ? end - first : 0u;
+  const unsigned batches = (n + kStage - 1) / kStage;
+  // The next batch's id and position are loaded before this batch is walked, so that staging
+  // waits on the colour's load only, not on the chain of two (H100, four pixels a lane: rand1M
+  // shade 0.334 -> 0.330 ms, stress10M 3.237 -> 3.190; the colour ahead too was slower than none:
+  // docs/bench/shade13/e_ab_summary.txt).
+  unsigned ahead_id = 0u;
+  float4 ahead_q = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (threadIdx.x < n) {
+    ahead_id = a.ids[first + threadIdx.x];
+    ahead_q = c.pos_rad[ahead_id];
+  }
+  for (unsigned b = 0; b < batches; ++b) {
+    const unsigned base = first + b * kStage;
+    const unsigned count = min(end - base, static_cast<unsigned>(kStage));
+    const unsigned slot = threadIdx.x;
+    float4 q = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (slot < count) {
+      q = ahead_q;
+      const float4 col = c.color[ahead_id];
+      s_stage[slot] = make_float4(q.x, col.w * col.x, col.w * col.y, col.w * col.z);
+      s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, 1.f - col.w, col.w);
+    }
+    if (b + 1 < batches && base + kStage + threadIdx.x < end) {
+      ahead_id = a.ids[base + kStage + threadIdx.x];
+      ahead_q = c.pos_rad[ahead_id];
+    }
+    // The boxes its circle may touch (read again each batch: held across the walk, these
+    // bounds took 12 registers).
+    unsigned bits = 0u;
+    if (slot < count) {
+      const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - txy.x * TILE) + 7) / 8));
+      const float boxes = static_cast<float>((min(TILE, v.height - txy.y * TILE) + 3) / 4);
+      bits = row_box_bits(q.x, (q.y - s_py[0]) * v.scale, cull_radius_sq(q.w), s_box_cols[0], s_box_cols[1],
+                          0.25f * v.scale, boxes) & cols_in;
+    }
+    s_rows[slot] = __brev(transpose_bits(bits, lane));
+    __syncwarp();  // the group's geometry, staged by its lanes
+    {
+      const int quad = lane & 7;
+      const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
+      const float4* geo = s_stage + kStage + warp * 32;
+      float* lim = s_lim + (warp * 32) * TILE + 4 * quad;
+      // Unrolled (by 4, the four-pixel walk was 5-7% slower: docs/bench/shade15/).
+#pragma unroll
+      for (int k0 = 0; k0 < 32; k0 += 4) {
+        const int k = k0 + (lane >> 3);
+        const float2 yr = *reinterpret_cast<const float2*>(geo + k);
+        *reinterpret_cast<float4*>(lim + k * TILE) =
+            make_float4(coverage_limit(py4.x - yr.x, yr.y), coverage_limit(py4.y - yr.x, yr.y),
+                        coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
+      }
+    }
+    __syncthreads();
+    {
+      const int groups = static_cast<int>((count + 31) / 32);
+      unsigned rows_at = shared_address(s_rows + 8 * bc + br), group_at = shared_address(s_stage + 31),
+               lims_at = shared_address(s_lim + 31 * TILE + ly);
+      for (int g = 0; g < groups; ++g) {
+        unsigned mask = lds_u32(rows_at);
+        while (mask) {
+          const int bit = 31 - __clz(mask);
+          mask ^= bit_mask(bit);
+          const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
+          const float4 qv = lds_f4(group_at - off);                                                    // x, a*rgb
+          const float2 ka = lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));      // 1 - a, a
+          const float4 lim = lds_f4(lims_at - off * (TILE / 4));
+          const float dx0 = px0 - qv.x, dx1 = px1 - qv.x;
+          const float d0 = dx0 * dx0, d1 = dx1 * dx1;
+          const float l[4] = {lim.x, lim.y, lim.z, lim.w};
+          const float4 col = make_float4(qv.y, qv.z, qv.w, ka.y);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            if (d0 <= l[r]) blend_over(c0[r], ka.x, col);
+            if (d1 <= l[r]) blend_over(c1[r], ka.x, col);
+            if (kCount) blends += (d0 <= l[r] && (in_bits >> (2 * r) & 1u)) + (d1 <= l[r] && (in_bits >> (2 * r) & 2u));
+          }
+          if (kCount) tests += __popc(in_bits);
+        }
+        rows_at += 32 * sizeof(unsigned);
+        group_at += 32 * sizeof(float4);
+        lims_at += 32 * TILE * sizeof(float);
+      }
+    }
+    if (b + 1 < batches) __syncthreads();  // the next batch overwrites the staging arrays
+  }
+  if (kCount) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      tests += __shfl_down_sync(lab::kFullMask, tests, d);
+      blends += __shfl_down_sync(lab::kFullMask, blends, d);
+    }
+    if (lane == 0) {
+      atomicAdd(&a.work[0], tests);
+      atomicAdd(&a.work[1], blends);
+    }
+  }
+  record_tile_cycles(f, start);
+  const int i = txy.x * TILE + lx;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int j = txy.y * TILE + ly + r;
+    if (j >= v.height) continue;
+    const std::size_t at = static_cast<std::size_t>(j) * v.width + i;
+    if (i < v.width) f.image[at] = make_float4(c0[r].x, c0[r].y, c0[r].z, c0[r].w);
+    if (i + 1 < v.width) f.image[at + 1] = make_float4(c1[r].x, c1[r].y, c1[r].z, c1[r].w);
+  }
+}
 // Binned exact frames of tiny flat circles (micro2M: radius 1 pixel, a few pixels each). The
 // warps' walk would visit every circle that touches an 8x8 box to blend a pixel or two of its
 // 64 (micro2M: 162M pixel tests for 6.6M blends); here the circles go to the pixels instead. A
@@ -1939,10 +1977,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     else if (compose_ == 1)
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
-      if (a.ranges)
+      if (a.ranges)  // the row groups' walk of binned frames, eight pixels a lane
+        launch_dependent(shade_rows8_kernel<kCount>, grid, kRows8Threads, 0, stream(), circles(), f, a);
+      else
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
-      else  // direct frames: the row groups' walk without staged limits (kDirectOnly)
-        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R, false, true>);
     } else {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);
     }
@@ -2190,7 +2228,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                 std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = early_note_ + buf + binning + composing + (binned_four_rows() ? "; four pixels a lane" : "") +
+    plan_ = early_note_ + buf + binning + composing + (binned_four_rows() ? (compose_ == 0 ? "; eight pixels a lane" : "; four pixels a lane") : "") +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 

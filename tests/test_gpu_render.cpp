@@ -402,12 +402,50 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
       auto gpu = make_renderer("cuda-tile-binned", {32, 0});
       render_beside_cpu_ref(gpu.get(), *scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
         const std::string plan = gpu->plan();
-        EXPECT_NE(plan.find("four pixels a lane"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("eight pixels a lane"), std::string::npos) << plan;
         EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
         expect_exact_matches(a, b, std::string(binning) + " " + what + " frame " + std::to_string(f) + ": " + plan);
       });
     }
   }
+}
+
+// The row groups' walk of binned frames (eight pixels a lane, two columns of a box) counts its
+// work as it blends: on rand10k at 257x193 (not a tile multiple: partial boxes and lanes whose
+// second column lies outside the image), binned at tile 32, the frame's blends are exactly the
+// (circle, pixel) pairs that cpu-ref's coverage test covers, counted here on the CPU, and its
+// picture is cpu-ref's.
+TEST(GpuRenderer, BinnedRowWalkCountsEveryBlend) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const Scene& scene = cached_scene("rand10k");
+  const int w = 257, h = 193;
+  const View v = make_view(w, h);
+  std::uint64_t covered = 0;
+  for (const Circle& c : scene.circles) {
+    const float rr = c.radius * c.radius;
+    const int i0 = std::max(0, static_cast<int>(std::floor((c.x - c.radius) * v.scale + v.off_x)) - 2);
+    const int i1 = std::min(w - 1, static_cast<int>(std::ceil((c.x + c.radius) * v.scale + v.off_x)) + 2);
+    const int j0 = std::max(0, static_cast<int>(std::floor((c.y - c.radius) * v.scale + v.off_y)) - 2);
+    const int j1 = std::min(h - 1, static_cast<int>(std::ceil((c.y + c.radius) * v.scale + v.off_y)) + 2);
+    for (int j = j0; j <= j1; ++j)
+      for (int i = i0; i <= i1; ++i) covered += covers_point(v.pixel_x(i) - c.x, v.pixel_y(j) - c.y, rr);
+  }
+  const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
+  const ForcedStrategy binned("binned");
+  auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+  gpu->load(scene, w, h);
+  gpu->count_work(true);
+  gpu->render();
+  const std::string plan = gpu->plan();
+  EXPECT_NE(plan.find("eight pixels a lane"), std::string::npos) << plan;
+  Workload work;
+  ASSERT_TRUE(gpu->work(&work));
+  EXPECT_GT(covered, 100000u);  // the scene overlaps: several circles a pixel
+  EXPECT_EQ(work.blends, covered) << plan;
+  EXPECT_GE(work.pixel_tests, work.blends);
+  Image b;
+  gpu->read_image(&b);
+  expect_exact_matches(ref, b, plan);
 }
 
 // Exact frames of small circles cull per row group of 8 lanes against boxes of rows computed
@@ -445,7 +483,10 @@ TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
     gpu->load(scene, w, h);
     gpu->render();
     const std::string plan = gpu->plan();
-    EXPECT_NE(plan.find("four pixels a lane"), std::string::npos) << plan;
+    // Direct frames walk at four pixels a lane, binned ones at eight (shade_rows8_kernel).
+    EXPECT_NE(plan.find(std::string(strategy) == "direct" ? "four pixels a lane" : "eight pixels a lane"),
+              std::string::npos)
+        << plan;
     EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
     Image b;
     gpu->read_image(&b);
