@@ -692,6 +692,20 @@ struct ShadeArgs {
   FusedStep step;
 };
 
+// Counting kernels: a warp's pixel tests and blends summed (shuffles) and added to a.work by its
+// first lane.
+__device__ __forceinline__ void add_work(const ShadeArgs& a, unsigned long long tests, unsigned long long blends) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) {
+    tests += __shfl_down_sync(lab::kFullMask, tests, d);
+    blends += __shfl_down_sync(lab::kFullMask, blends, d);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&a.work[0], tests);
+    atomicAdd(&a.work[1], blends);
+  }
+}
+
 // One lane's R pixels (one column, R rows) and their state: exact mode keeps the colour (rgb,
 // alpha sum); early exit the colour composited so far (premultiplied rgb, alpha sum) and the
 // transmittance.
@@ -1337,17 +1351,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     }
   }
 
-  if (kCount) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      tests += __shfl_down_sync(lab::kFullMask, tests, d);
-      blends += __shfl_down_sync(lab::kFullMask, blends, d);
-    }
-    if (lane == 0) {
-      atomicAdd(&a.work[0], tests);
-      atomicAdd(&a.work[1], blends);
-    }
-  }
+  if (kCount) add_work(a, tests, blends);
   bool settled = true;
   if (kEarly) settled = __syncthreads_and(p.all_done());
   record_tile_cycles(f, start);
@@ -1562,17 +1566,7 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
     }
     if (b + 1 < batches) __syncthreads();  // the next batch overwrites the staging arrays
   }
-  if (kCount) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      tests += __shfl_down_sync(lab::kFullMask, tests, d);
-      blends += __shfl_down_sync(lab::kFullMask, blends, d);
-    }
-    if (lane == 0) {
-      atomicAdd(&a.work[0], tests);
-      atomicAdd(&a.work[1], blends);
-    }
-  }
+  if (kCount) add_work(a, tests, blends);
   record_tile_cycles(f, start);
   const int i = txy.x * TILE + lx;
 #pragma unroll
@@ -1778,17 +1772,7 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
     __syncthreads();  // before the next batch's colours are copied over these and bits are set
     buf ^= 1;
   }
-  if (kCount) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      tests += __shfl_down_sync(lab::kFullMask, tests, d);
-      blends += __shfl_down_sync(lab::kFullMask, blends, d);
-    }
-    if ((threadIdx.x & 31) == 0) {
-      atomicAdd(&a.work[0], tests);
-      atomicAdd(&a.work[1], blends);
-    }
-  }
+  if (kCount) add_work(a, tests, blends);
   record_tile_cycles(f, start);
 #pragma unroll
   for (int k = 0; k < kPer; ++k) {
