@@ -21,6 +21,7 @@
 #include "render/builtin_scenes.h"
 #include "render/output_file.h"
 #include "render/png.h"
+#include "render/scene_io.h"
 #include "render/units.h"
 #include "test_util.h"
 
@@ -465,6 +466,42 @@ TEST_F(CliTest, ABuiltinNameThatIsAlsoAFileHereSaysWhichWasUsed) {
   EXPECT_NE(slurp(path("a.png")), slurp(path("b.png")));  // the built-in rgb, not the file
   EXPECT_EQ(slurp(path("b.png")), slurp(path("c.png")));  // ./rgb is the saved rgby
   EXPECT_EQ(scene_source_note("rand10k"), "");
+}
+
+// load_scene_within_memory, what `view` calls at start and its Scene panel and dropped files call
+// later: a built-in scene is refused by its registered count (rand1M, about 239 MiB by render's
+// model, under a 100 MiB limit), a file once it is parsed (5,000 circles under a 1 MiB limit),
+// each with a message that says what and how much; what fits loads.
+TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
+  Scene big = make_builtin_scene("rand10k");
+  big.circles.resize(5000);
+  save_scene_file(big, path("big.scene"));
+  Scene small = big;
+  small.circles.resize(3000);
+  save_scene_file(small, path("small.scene"));
+  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "100", 1);
+  std::string builtin_error;
+  try {
+    load_scene_within_memory("rand1M", 1, "view");
+  } catch (const std::exception& e) {
+    builtin_error = e.what();
+  }
+  const std::size_t rgb = load_scene_within_memory("rgb", 1, "view").circles.size();
+  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "1", 1);
+  std::string file_error;
+  try {
+    load_scene_within_memory(path("big.scene"), 1, "view");
+  } catch (const std::exception& e) {
+    file_error = e.what();
+  }
+  const std::size_t fits = load_scene_within_memory(path("small.scene"), 1, "view").circles.size();
+  ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
+  EXPECT_EQ(builtin_error, "scene rand1M (1000000 circles) needs about 239 MiB of memory; 100 MiB are available "
+                           "(a run takes at most 90%)");
+  EXPECT_EQ(rgb, make_builtin_scene("rgb").circles.size());
+  EXPECT_EQ(file_error, "scene " + path("big.scene") + " (5000 circles) needs about 2 MiB of memory; 1 MiB are "
+                        "available (a run takes at most 90%)");
+  EXPECT_EQ(fits, 3000u);
 }
 
 TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
