@@ -838,7 +838,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
   constexpr bool kFoldRuns = kCompose && kEarly;
   // Exact direct frames of flat circles at four pixels a lane that compose no runs (median radius
-  // under 16 pixels; binned ones take shade_rows8_kernel: rand1M, stress10M): each
+  // under 16 pixels; binned ones under one tile take shade_rows8_kernel: rand1M, stress10M): each
   // row group of 8 lanes culls the group's circles against its own 8x4 pixels, not the warp's
   // 8x16, and walks only those (a lane's mask is its row group's; a warp's passes over a group
   // are its busiest row group's). rand1M's circles touch 22%
@@ -1390,7 +1390,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
 
 
 // The row groups' walk of binned exact frames of flat circles that compose no runs (median radius
-// under 16 pixels: rand1M, stress10M), eight pixels a lane. A block per 32x32 tile, 128 threads;
+// under one tile: rand1M, stress10M at 1024x1024 and 3840x2160), eight pixels a lane. A block per 32x32 tile, 128 threads;
 // the tile's 4 x 8 boxes of 8x4 pixels are its row groups', four lanes each (a lane: two columns
 // side by side, four rows), and a warp holds eight of them (16x16 pixels). Fast because the tile's
 // circles are culled once a block, as a batch is staged, and a visit's work is shared:
