@@ -822,6 +822,27 @@ __device__ __forceinline__ TileXY edges_last_tile(int nx, int ny) {
   return {l < ny - 2 ? 0 : nx - 1, 1 + l % (ny - 2)};       // the left, then the right column
 }
 
+// The tile's pixel centres (s_px, s_py) and its rows' background colours (s_bg), each computed
+// once a block by a thread of its own, threads 0 .. 3 TILE - 1 (View's division, the gradient's);
+// false for the other threads. Rows below the image (a partial tile) take the last row's
+// background, as their pixels never show.
+template <int TILE>
+__device__ __forceinline__ bool stage_tile_centres(int t, TileXY txy, const FrameParams& f, float* s_px, float* s_py,
+                                                   float4* s_bg) {
+  const View& v = f.view;
+  if (t < TILE) {
+    s_px[t] = v.pixel_x(txy.x * TILE + t);
+  } else if (t < 2 * TILE) {
+    s_py[t - TILE] = v.pixel_y(txy.y * TILE + t - TILE);
+  } else if (t < 3 * TILE) {
+    const Float4 bg = background_at(f.background, min(txy.y * TILE + t - 2 * TILE, v.height - 1), v.height);
+    s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
 __global__ void __launch_bounds__(TILE * TILE / kRows,
                                   shade_blocks_per_sm(TILE, kRows))
@@ -929,20 +950,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   static_assert(kThreads >= 3 * TILE + 1, "a thread for each centre, background row and the tile's box");
   {
     const int t = static_cast<int>(threadIdx.x);
-    if (t < TILE) {
-      s_px[t] = v.pixel_x(txy.x * TILE + t);
-    } else if (t < 2 * TILE) {
-      s_py[t - TILE] = v.pixel_y(txy.y * TILE + t - TILE);
-    } else if (t < 3 * TILE) {
-      // Rows below the image (a partial tile) take the last row's, as their pixels never show.
-      const Float4 bg = background_at(f.background, min(txy.y * TILE + t - 2 * TILE, v.height - 1),
-                                      v.height);
-      s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
-    } else if (t == 3 * TILE) {
+    if (!stage_tile_centres<TILE>(t, txy, f, s_px, s_py, s_bg) && t == 3 * TILE)
       s_tile = make_float4(v.pixel_x(txy.x * TILE), v.pixel_y(txy.y * TILE),
                            v.pixel_x(min((txy.x + 1) * TILE, v.width) - 1),
                            v.pixel_y(min((txy.y + 1) * TILE, v.height) - 1));
-    }
   }
   __syncthreads();  // s_px, s_py, s_bg and s_tile
 
@@ -1439,14 +1450,7 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
   static_assert(kRows8Threads >= 3 * TILE + 8, "a thread for each centre, background row and box column bound");
   {
     const int t = static_cast<int>(threadIdx.x);
-    if (t < TILE) {
-      s_px[t] = v.pixel_x(txy.x * TILE + t);
-    } else if (t < 2 * TILE) {
-      s_py[t - TILE] = v.pixel_y(txy.y * TILE + t - TILE);
-    } else if (t < 3 * TILE) {
-      const Float4 bg = background_at(f.background, min(txy.y * TILE + t - 2 * TILE, v.height - 1), v.height);
-      s_bg[t - 2 * TILE] = make_float4(bg.x, bg.y, bg.z, bg.w);
-    } else if (t < 3 * TILE + 8) {
+    if (!stage_tile_centres<TILE>(t, txy, f, s_px, s_py, s_bg) && t < 3 * TILE + 8) {
       const int k = t - 3 * TILE, last = min(TILE, v.width - txy.x * TILE) - 1;
       reinterpret_cast<float*>(s_box_cols)[k] = v.pixel_x(txy.x * TILE + min(8 * (k % 4) + (k / 4) * 7, last));
     }
