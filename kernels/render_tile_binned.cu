@@ -2216,7 +2216,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                 std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = early_note_ + buf + binning + composing + (binned_four_rows() ? (compose_ == 0 ? "; eight pixels a lane" : "; four pixels a lane") : "") +
+    plan_ = early_note_ + buf + binning + composing + (binned_eight_rows() ? "; eight pixels a lane" : binned_four_rows() ? "; four pixels a lane" : "") +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 
@@ -2388,6 +2388,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // 0.538-0.544 -> 0.499-0.503 ms, rand1M 0.569-0.577 -> 0.563-0.566, stress10M at 4K unchanged
   // (docs/bench/shade3).
   bool binned_four_rows() const { return direct_four_rows() && !tiny_ && shading() == Shading::Flat; }
+  // Of those, the frames that compose no runs walk at eight pixels a lane (shade_rows8_kernel:
+  // launch_shade_rows's flat, compose-0 branch at four rows, binned).
+  bool binned_eight_rows() const { return binned_four_rows() && compose_ == 0; }
   // Whether a direct frame's shade kernel takes the animation step (shade_kernel's kStep): flat
   // exact frames at four pixels a lane, not counting work; never snow's step.
   bool fused_step_here() const {

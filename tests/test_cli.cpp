@@ -21,7 +21,6 @@
 #include "render/builtin_scenes.h"
 #include "render/output_file.h"
 #include "render/png.h"
-#include "render/scene_io.h"
 #include "render/units.h"
 #include "test_util.h"
 
@@ -473,12 +472,8 @@ TEST_F(CliTest, ABuiltinNameThatIsAlsoAFileHereSaysWhichWasUsed) {
 // model, under a 100 MiB limit), a file once it is parsed (5,000 circles under a 1 MiB limit),
 // each with a message that says what and how much; what fits loads.
 TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
-  Scene big = make_builtin_scene("rand10k");
-  big.circles.resize(5000);
-  save_scene_file(big, path("big.scene"));
-  Scene small = big;
-  small.circles.resize(3000);
-  save_scene_file(small, path("small.scene"));
+  test::save_first_circles("rand10k", 5000, path("big.scene"));
+  test::save_first_circles("rand10k", 3000, path("small.scene"));
   ::setenv("CIRCLES_MEMORY_LIMIT_MB", "100", 1);
   std::string builtin_error;
   try {

@@ -7,8 +7,10 @@
 
 #include "render/image.h"
 #include "app/registry.h"
+#include "render/builtin_scenes.h"
 #include "render/renderer.h"
 #include "render/scene.h"
+#include "render/scene_io.h"
 
 namespace circles::test {
 
@@ -25,6 +27,14 @@ inline Image render_frame(const std::string& name, const Scene& scene, int w, in
   Image img;
   run_frames(*r, scene, w, h, frame, frame + 1, [&](std::int64_t) { r->read_image(&img); });
   return img;
+}
+
+// Saves the first `circles` circles of built-in scene `name` as a scene file at `path` (the memory
+// refusal tests' files of a known size).
+inline void save_first_circles(const std::string& name, std::size_t circles, const std::string& path) {
+  Scene scene = make_builtin_scene(name);
+  scene.circles.resize(circles);
+  save_scene_file(scene, path);
 }
 
 }  // namespace circles::test

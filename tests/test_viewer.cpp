@@ -20,7 +20,6 @@
 #include "app/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "render/png.h"
-#include "render/scene_io.h"
 #include "app/registry.h"
 #include "kernels/lab/frame_stats.h"
 #include "test_util.h"
@@ -521,12 +520,8 @@ TEST_F(ViewerBinary, ABuiltInSceneTooBigForTheHostIsRefusedFirst) {
 // opens (exit 1): 5,000 circles (1.2 MB by render's model, over 90% of a 1 MiB limit); its first
 // 3,000 (0.75 MB) open.
 TEST_F(ViewerBinary, ASceneFileTooBigForTheHostIsRefusedOnceRead) {
-  Scene big = make_builtin_scene("rand10k");
-  big.circles.resize(5000);
-  save_scene_file(big, path("big.scene"));
-  Scene small = big;
-  small.circles.resize(3000);
-  save_scene_file(small, path("small.scene"));
+  test::save_first_circles("rand10k", 5000, path("big.scene"));
+  test::save_first_circles("rand10k", 3000, path("small.scene"));
   const Result v = circles({"view", "--offscreen", path("big.scene"), "-r", "cpu-mt", "--quit-after", "1"},
                            "CIRCLES_MEMORY_LIMIT_MB=1");
   EXPECT_EQ(v.rc, 1) << describe(v);
