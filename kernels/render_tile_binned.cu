@@ -1068,9 +1068,14 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // before this chunk's count, an ordinary launch, began. The ranges, ids and circles (which an
   // animation kernel may just have moved) come after the wait.
   wait_for_prior_grid();
+  // Direct: a batch is kDirPer circles a thread, culled against the whole tile and compacted in
+  // order (a ballot scan) before the warps cull what is left against their own boxes. The kernels
+  // that walk per row group (kSubBoxes) draw direct frames only (binned ones take
+  // shade_rows8_kernel), so their binned code is left out.
+  const bool direct = kSubBoxes || a.ranges == nullptr;
   // The circles this tile walks: [first, end) of ids (binned) or of the circles (direct).
   unsigned first, end;
-  if (a.ranges) {
+  if (!direct) {
     const uint2 r = a.ranges[tile];
     first = r.x;
     end = r.y;
@@ -1079,9 +1084,6 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     end = static_cast<unsigned>(a.hi);
   }
   const unsigned n = end > first ? end - first : 0u;
-  // Direct: a batch is kDirPer circles a thread, culled against the whole tile and compacted in
-  // order (a ballot scan) before the warps cull what is left against their own boxes.
-  const bool direct = a.ranges == nullptr;
   // The fused step (never snow's, whose noise would cost registers here: the compiler sees
   // `moves` is never Snow, so the snow step is not in this kernel at all).
   static_assert(!kStep || (!kEarly && S == Shading::Flat), "steps fuse into exact flat frames only");

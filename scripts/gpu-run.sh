@@ -119,7 +119,7 @@ for step in "${steps[@]}"; do
       echo "== compute-sanitizer on cuda-tile-binned's direct frames (four pixels a lane, the step fused; early exit)"
       sanitize_binned sanitizer_direct.log 0:3 hypnosis fireworks biglittle pattern rand10k
       # With box runs off, the still direct frames run the row groups' walk built for direct frames
-      # (shade_kernel's kDirectOnly), which no built-in scene runs by default.
+      # (shade_kernel's kSubBoxes instantiations), which no built-in scene runs by default at 1024x1024.
       echo "== the same, box runs off (CIRCLES_BINNED_COMPOSE=0): pattern and rand10k"
       CIRCLES_BINNED_COMPOSE=0 sanitize_binned sanitizer_direct_compose0.log 0:3 pattern rand10k
       ;;
