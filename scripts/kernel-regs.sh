@@ -2,7 +2,9 @@
 # Registers, spills and shared memory of every kernel in one CUDA file, from ptxas (no GPU
 # needed): one line a kernel, "kernel: N registers; [stack size, shared memory;] spills". The
 # fast renderer's walks run at a register cap (__launch_bounds__), where an edit can make ptxas
-# spill; check here before taking an edit to the GPU machine.
+# spill; check here before taking an edit to the GPU machine. It compiles with the renderer
+# kernels' flags (circles_kernels in CMakeLists.txt: no FMA contraction); the kernel lab builds with
+# FMA on, and -DCIRCLES_LAB_PTXAS_VERBOSE=ON prints its kernels' usage from the real build.
 # Usage: bash scripts/kernel-regs.sh kernels/render_tile_binned.cu [extra nvcc flags, e.g. -DNAME=1]
 # Environment: NVCC (default /usr/local/cuda/bin/nvcc), ARCH (default 90).
 set -euo pipefail
@@ -14,7 +16,7 @@ ARCH=${ARCH:-90}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# The project's own flags for CUDA files (CMakeLists.txt): no FMA contraction.
+# circles_kernels' flags (CMakeLists.txt) that change the code: no FMA contraction.
 "$NVCC" -I"$root" -O3 -DNDEBUG --generate-code=arch=compute_$ARCH,code=sm_$ARCH --fmad=false \
   -Xcompiler=-ffp-contract=off -std=c++17 -x cu -c "$file" -o "$out" -Xptxas -v "$@" 2>&1 |
   awk '
