@@ -78,15 +78,21 @@ int run_bench(const BenchOptions& opt) {
   };
   std::vector<Variant> variants;
   const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0 || !opt.settings.scan.empty();
-  // Modes: exact, and early exit for the renderers that have it (--modes, or --early-exit alone).
-  std::vector<bool> modes;
+  // Modes: exact; exact-float, exact with --float-colour, for the renderers that may otherwise
+  // blend in half precision; early exit for the renderers that have it (--modes, or --early-exit
+  // alone).
+  struct Mode {
+    bool early = false, float_colour = false;
+  };
+  std::vector<Mode> modes;
   for (const std::string& m : unique(opt.modes)) {
-    if (m == "exact") modes.push_back(false);
-    else if (m == "early-exit") modes.push_back(true);
-    else throw std::invalid_argument("bench: --modes takes exact and early-exit, not '" + m + "'");
+    if (m == "exact") modes.push_back({false, opt.settings.float_colour});
+    else if (m == "exact-float") modes.push_back({false, true});
+    else if (m == "early-exit") modes.push_back({true, opt.settings.float_colour});
+    else throw std::invalid_argument("bench: --modes takes exact, exact-float and early-exit, not '" + m + "'");
   }
-  if (opt.settings.early_exit) modes = {true};
-  if (modes.empty()) modes = {false};
+  if (opt.settings.early_exit) modes = {{true, opt.settings.float_colour}};
+  if (modes.empty()) modes = {{false, opt.settings.float_colour}};
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     // Unknown, or (asked for by name) unavailable here: throws, before any pair is timed.
@@ -99,12 +105,18 @@ int run_bench(const BenchOptions& opt) {
     } else {
       for (int t : info->tile_sizes) list.push_back({t, 0});
     }
-    for (const bool early : modes) {
-      // Both modes asked for: a renderer without early exit runs exact only, silently; early exit
-      // alone: resolve_settings below says why it cannot.
+    for (const Mode& mode : modes) {
+      const bool early = mode.early;
+      // Several modes asked for: a renderer without early exit runs exact only, silently, and one
+      // whose colour is always float runs exact once; early exit alone: resolve_settings below
+      // says why it cannot.
       if (early && !info->early_exit && modes.size() > 1) continue;
+      if (!early && mode.float_colour && !info->half_colour && modes.size() > 1 &&
+          std::any_of(modes.begin(), modes.end(), [](const Mode& m) { return !m.early && !m.float_colour; }))
+        continue;
       for (RendererSettings s : list) {
         s.early_exit = early;
+        s.float_colour = mode.float_colour;
         RendererSettings r;
         try {
           r = resolve_settings(*info, s);
@@ -118,6 +130,7 @@ int run_bench(const BenchOptions& opt) {
         if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
         if (!opt.settings.scan.empty()) label += "/" + r.scan;
         if (early) label += "/early";
+        if (r.float_colour) label += "/float";
         variants.push_back({name, label, r});
       }
     }
@@ -276,6 +289,7 @@ int run_bench(const BenchOptions& opt) {
                          {"stage_median_ms", stage_json},
                          {"staged_frame_median_ms", whole ? nlohmann::json(median(staged_times)) : nlohmann::json()},
                          {"mode", variant.settings.early_exit ? "early-exit" : "exact"},
+                         {"float_colour", variant.settings.float_colour},
                          {"plan", plan},
                          {"peak_device_bytes", r->device_memory_peak()},
                          {"work", counted ? nlohmann::json{{"circles", work.circles},

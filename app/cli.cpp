@@ -235,6 +235,13 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   cmd->add_flag("--early-exit", s->early_exit,
                 "for " + early + ": composite front to back from the last circle and stop each pixel once what "
                 "lies below can move no 8-bit channel (the 8-bit picture is cpu-ref's within one step per channel)");
+  std::string half;
+  for (const RendererInfo& r : renderer_registry())
+    if (r.half_colour) half += (half.empty() ? "" : ", ") + r.name;
+  cmd->add_flag("--float-colour", s->float_colour,
+                "for " + half + ": keep every colour channel in float, where deep flat scenes otherwise blend "
+                "R, G and B in half precision (faster; within 2^-10 of cpu-ref, alpha exact; `circles list` "
+                "and the plan say which frames do)");
 }
 
 namespace {
@@ -320,6 +327,7 @@ int cmd_list() {
       std::printf("  %-16s --scan %s (default %s)\n", "", scans.c_str(), r.scans.front().c_str());
     }
     if (r.early_exit) std::printf("  %-16s --early-exit\n", "");
+    if (r.half_colour) std::printf("  %-16s --float-colour\n", "");
     if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
   }
   // cuda-tile-binned picks its strategy per frame from the circles and tiles; at the built-in
@@ -541,8 +549,9 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
   bench->add_option("--modes", bench_opt.modes,
-                    "exact,early-exit: the modes to time side by side (early exit where the renderer has it); "
-                    "default exact")
+                    "exact,exact-float,early-exit: the modes to time side by side (exact-float: exact with "
+                    "--float-colour, where the renderer has half-precision colour; early exit where it has "
+                    "that); default exact")
       ->delimiter(',');
 
   KernelsOptions kernels_opt;

@@ -154,8 +154,15 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
       ImGui::SetTooltip("front to back from the last circle: a pixel stops once what lies below can move no 8-bit "
                         "channel, a tile once its pixels have; the 8-bit picture is cpu-ref's within one step");
   }
+  if (info.half_colour) {
+    ImGui::Checkbox("float colour", &want.float_colour);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("keep every colour channel in float; off, deep flat scenes (the eight-pixel walk) blend R, G "
+                        "and B in half precision: faster, within 2^-10 of cpu-ref, alpha exact (the plan says)");
+  }
   if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size ||
-      want.scan != r.settings.scan || want.early_exit != r.settings.early_exit) {
+      want.scan != r.settings.scan || want.early_exit != r.settings.early_exit ||
+      want.float_colour != r.settings.float_colour) {
     if (want.tile_size != r.settings.tile_size) want.batch_size = 0;  // one circle per thread again
     r.requested = r.current;
     r.requested_settings = want;

@@ -90,7 +90,7 @@ const std::vector<RendererInfo>& renderer_registry() {
        "pixels (tiny circles: each marks the pixels it covers); few circles: one kernel, no binning; "
        "--early-exit: front to back, stopping settled pixels and tiles",
        "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
-       make_tile_binned, true},
+       make_tile_binned, true, true},
   };
   return list;
 }
@@ -169,6 +169,8 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
     throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (renderers with one: " +
                                 join(have) + ")");
   }
+  // Renderers whose colour is always float keep that promise already.
+  if (!info.half_colour) s.float_colour = false;
   return s;
 }
 
@@ -179,6 +181,7 @@ std::string describe_settings(const RendererInfo& info, const RendererSettings& 
   if (s.batch_size) out += (out.empty() ? "" : ", ") + std::string("batch ") + std::to_string(s.batch_size);
   if (!s.scan.empty()) out += (out.empty() ? "" : ", ") + std::string("scan ") + s.scan;
   if (s.early_exit) out += (out.empty() ? "" : ", ") + std::string("early exit");
+  if (s.float_colour) out += (out.empty() ? "" : ", ") + std::string("float colour");
   return out;
 }
 

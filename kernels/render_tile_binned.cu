@@ -30,6 +30,7 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cuda_fp16.h>
 #include <cuda_pipeline.h>
 
 #include <algorithm>
@@ -40,6 +41,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/config.h"
@@ -671,6 +673,42 @@ __device__ __forceinline__ void blend_over(Float4& c, float keep, const float4& 
   c.y = __fmaf_rn(keep, c.y, col.y);
   c.z = __fmaf_rn(keep, c.z, col.z);
   c.w += col.w;
+}
+
+// The eight-pixel walk's pixel in half precision (shade_rows8_kernel<kHalf>): R and G in one
+// half2, B beside the batch's alpha sum in another, so that a blend is two half FMAs (HFMA2: the
+// colour by keep, the alpha by 1) where float channels take four; the alpha's float sum takes
+// each batch's (at most 128 alphas, multiples of 1/16 from 1/2 to 1: exact in half, and so the
+// same sum as cpu-ref's). Only where every colour and the background lie in [0, 1] and every
+// alpha is such a multiple (the renderer checks at load): each blend's rounding is then at most
+// 2^-12 for the colour and 2^-12 for its premultiplied colour, and at keep <= 1/2 the error
+// stays under 2^-11 / (1 - keep) = 2^-10 (9.8e-4) of cpu-ref's float channels.
+struct HalfPixel {
+  __half2 rg, ba;  // (r, g); (b, the batch's alpha)
+  float a;         // the alpha's sum before this batch
+};
+__device__ __forceinline__ void pixel_set(Float4& p, const float4& c) { p = Float4{c.x, c.y, c.z, c.w}; }
+__device__ __forceinline__ void pixel_set(HalfPixel& p, const float4& c) {
+  p.rg = __floats2half2_rn(c.x, c.y);
+  p.ba = __floats2half2_rn(c.z, 0.f);
+  p.a = c.w;
+}
+__device__ __forceinline__ float4 pixel_get(const Float4& p) { return make_float4(p.x, p.y, p.z, p.w); }
+__device__ __forceinline__ float4 pixel_get(const HalfPixel& p) {
+  return make_float4(__low2float(p.rg), __high2float(p.rg), __low2float(p.ba), p.a + __high2float(p.ba));
+}
+// The batch's alpha into the float sum (half pixels; after each batch).
+__device__ __forceinline__ void pixel_end_batch(HalfPixel& p) {
+  p.a += __high2float(p.ba);
+  p.ba = __halves2half2(__low2half(p.ba), __float2half_rn(0.f));
+}
+__device__ __forceinline__ unsigned half2_bits(float x, float y) {
+  const __half2 h = __floats2half2_rn(x, y);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+__device__ __forceinline__ __half2 bits_half2(float v) {
+  const unsigned u = __float_as_uint(v);
+  return *reinterpret_cast<const __half2*>(&u);
 }
 
 // A pixel stops (early exit) once the light still coming through it (its transmittance) is
@@ -1429,14 +1467,19 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
 // nothing. H100, one call: rand1M 0.390-0.396 -> 0.381-0.382 ms, stress10M 3.73-3.75 -> 3.53, at
 // 3840x2160 9.88 -> 9.00 (shade 8.59 -> 7.71); at 80 registers (six blocks) 0.392-0.397, 3.64,
 // 9.04 (docs/bench/shade16/).
+// kHalf: the colour in half precision (HalfPixel: two HFMA2 a pixel's blend, 38 instructions a
+// visit instead of 54) where the scene allows it and --float-colour is not given. H100: rand1M
+// 0.380 -> 0.333 ms, stress10M 3.54 -> 3.06, at 3840x2160 9.02 -> 7.48-7.50 (docs/bench/shade18/).
 constexpr int kRows8Threads = 128;
 constexpr int kRows8Stage = kRows8Threads;  // circles a batch
-template <bool kCount>
+template <bool kCount, bool kHalf>
 __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int TILE = kLargeTile;
   constexpr int kStage = kRows8Stage;
   // Slot s: x, a*r, a*g, a*b at [s]; y, radius^2, 1 - a, a at [kStage + s] (a visit loads the
-  // first and the second's last two; the limits' staging reads y and radius^2).
+  // first and the second's last two; the limits' staging reads y and radius^2). kHalf: x, half2
+  // (a*r, a*g), half2 (a*b, a), half2 (1 - a, 1 - a) at [s]; y, radius^2, half2 (1 - a, 1) at
+  // [kStage + s] (a visit loads the first and the second's third).
   __shared__ float4 s_stage[2 * kStage];
   __shared__ unsigned s_rows[kStage];                    // group g's mask of box k at [g * 32 + k]
   __shared__ __align__(16) float s_lim[kStage * TILE];   // [slot * 32 + row]
@@ -1464,23 +1507,24 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
   const int bc = 2 * (warp & 1) + (rg & 1), br = 4 * (warp >> 1) + (rg >> 1);
   const int lx = 8 * bc + 2 * (lane & 3), ly = 4 * br;
   const float px0 = s_px[lx], px1 = s_px[lx + 1];
-  Float4 c0[4], c1[4];
+  using Pixel = std::conditional_t<kHalf, HalfPixel, Float4>;
+  Pixel c0[4], c1[4];
   unsigned long long tests = 0, blends = 0;  // kCount
   unsigned in_bits = 0u;                     // kCount: bit 2r + k, the lane's pixel (column k, row r) in the image
   {
     const int i = txy.x * TILE + lx;
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const float4 bg = s_bg[ly + r];
-      c0[r] = c1[r] = Float4{bg.x, bg.y, bg.z, bg.w};
+      pixel_set(c0[r], s_bg[ly + r]);
+      c1[r] = c0[r];
       const int j = txy.y * TILE + ly + r;
       if (kCount && j < v.height) in_bits |= (i < v.width ? 1u : 0u) << (2 * r) | (i + 1 < v.width ? 2u : 0u) << (2 * r);
       if (!a.first && j < v.height) {  // what the previous chunk left
         const std::size_t at = static_cast<std::size_t>(j) * v.width + i;
         const float4 q0 = i < v.width ? f.image[at] : make_float4(0.f, 0.f, 0.f, 0.f);
         const float4 q1 = i + 1 < v.width ? f.image[at + 1] : make_float4(0.f, 0.f, 0.f, 0.f);
-        c0[r] = Float4{q0.x, q0.y, q0.z, q0.w};
-        c1[r] = Float4{q1.x, q1.y, q1.z, q1.w};
+        pixel_set(c0[r], q0);
+        pixel_set(c1[r], q1);
       }
     }
   }
@@ -1506,8 +1550,16 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
     if (slot < count) {
       q = ahead_q;
       const float4 col = c.color[ahead_id];
-      s_stage[slot] = make_float4(q.x, col.w * col.x, col.w * col.y, col.w * col.z);
-      s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, 1.f - col.w, col.w);
+      const float keep = 1.f - col.w;
+      if constexpr (kHalf) {
+        s_stage[slot] = make_float4(q.x, __uint_as_float(half2_bits(col.w * col.x, col.w * col.y)),
+                                    __uint_as_float(half2_bits(col.w * col.z, col.w)),
+                                    __uint_as_float(half2_bits(keep, keep)));
+        s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, __uint_as_float(half2_bits(keep, 1.f)), 0.f);
+      } else {
+        s_stage[slot] = make_float4(q.x, col.w * col.x, col.w * col.y, col.w * col.z);
+        s_stage[kStage + slot] = make_float4(q.y, q.w * q.w, keep, col.w);
+      }
     }
     if (b + 1 < batches && base + kStage + threadIdx.x < end) {
       ahead_id = a.ids[base + kStage + threadIdx.x];
@@ -1551,16 +1603,31 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
           mask ^= bit_mask(bit);
           const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
           const float4 qv = lds_f4(group_at - off);                                                    // x, a*rgb
-          const float2 ka = lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));      // 1 - a, a
+          // 1 - a, a (kHalf: half2 (1 - a, 1), and nothing)
+          const float2 ka = kHalf ? make_float2(__uint_as_float(lds_u32(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float))), 0.f)
+                                  : lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));
           const float4 lim = lds_f4(lims_at - off * (TILE / 4));
           const float dx0 = px0 - qv.x, dx1 = px1 - qv.x;
           const float d0 = dx0 * dx0, d1 = dx1 * dx1;
           const float l[4] = {lim.x, lim.y, lim.z, lim.w};
-          const float4 col = make_float4(qv.y, qv.z, qv.w, ka.y);
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            if (d0 <= l[r]) blend_over(c0[r], ka.x, col);
-            if (d1 <= l[r]) blend_over(c1[r], ka.x, col);
+            if constexpr (kHalf) {
+              const __half2 crg = bits_half2(qv.y), cba = bits_half2(qv.z), krg = bits_half2(qv.w),
+                            kba = bits_half2(ka.x);
+              if (d0 <= l[r]) {
+                c0[r].rg = __hfma2(c0[r].rg, krg, crg);
+                c0[r].ba = __hfma2(c0[r].ba, kba, cba);
+              }
+              if (d1 <= l[r]) {
+                c1[r].rg = __hfma2(c1[r].rg, krg, crg);
+                c1[r].ba = __hfma2(c1[r].ba, kba, cba);
+              }
+            } else {
+              const float4 col = make_float4(qv.y, qv.z, qv.w, ka.y);
+              if (d0 <= l[r]) blend_over(c0[r], ka.x, col);
+              if (d1 <= l[r]) blend_over(c1[r], ka.x, col);
+            }
             if (kCount) blends += (d0 <= l[r] && (in_bits >> (2 * r) & 1u)) + (d1 <= l[r] && (in_bits >> (2 * r) & 2u));
           }
           if (kCount) tests += __popc(in_bits);
@@ -1568,6 +1635,13 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
         rows_at += 32 * sizeof(unsigned);
         group_at += 32 * sizeof(float4);
         lims_at += 32 * TILE * sizeof(float);
+      }
+    }
+    if constexpr (kHalf) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        pixel_end_batch(c0[r]);
+        pixel_end_batch(c1[r]);
       }
     }
     if (b + 1 < batches) __syncthreads();  // the next batch overwrites the staging arrays
@@ -1580,8 +1654,8 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
     const int j = txy.y * TILE + ly + r;
     if (j >= v.height) continue;
     const std::size_t at = static_cast<std::size_t>(j) * v.width + i;
-    if (i < v.width) f.image[at] = make_float4(c0[r].x, c0[r].y, c0[r].z, c0[r].w);
-    if (i + 1 < v.width) f.image[at + 1] = make_float4(c1[r].x, c1[r].y, c1[r].z, c1[r].w);
+    if (i < v.width) f.image[at] = pixel_get(c0[r]);
+    if (i + 1 < v.width) f.image[at + 1] = pixel_get(c1[r]);
   }
 }
 // Binned exact frames of tiny flat circles (micro2M: radius 1 pixel, a few pixels each). The
@@ -1788,6 +1862,34 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
   }
 }
 
+}  // namespace
+
+std::string half_colour_refusal(const Scene& scene) {
+  const auto in_unit = [](float v) { return v >= 0.f && v <= 1.f; };  // false for NaN
+  const auto rgb_in_unit = [&](const Float4& c) { return in_unit(c.x) && in_unit(c.y) && in_unit(c.z); };
+  char buf[160];
+  if (scene.shading != Shading::Flat) return "snow shading";
+  if (!rgb_in_unit(scene.background.top) ||
+      (scene.background.kind == Background::Kind::Gradient && !rgb_in_unit(scene.background.bottom)))
+    return "the background's colour is outside [0, 1]";
+  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
+    const Circle& c = scene.circles[k];
+    if (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b)) {
+      std::snprintf(buf, sizeof buf, "circle %zu's colour is outside [0, 1]", k);
+      return buf;
+    }
+    const float sixteenths = c.a * 16.f;  // exact: a power of two
+    if (!(sixteenths >= 8.f && sixteenths <= 16.f) || sixteenths != std::floor(sixteenths)) {
+      std::snprintf(buf, sizeof buf, "circle %zu's alpha %.9g is not a multiple of 1/16 from 1/2 to 1", k,
+                    static_cast<double>(c.a));
+      return buf;
+    }
+  }
+  return "";
+}
+
+namespace {
+
 int bits_for(unsigned n) {
   int b = 0;
   while (b < 32 && (1ull << b) < n) ++b;
@@ -1796,8 +1898,8 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early)
-      : tile_(tile), scan_(scan), early_requested_(early), early_(early) {
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool float_colour)
+      : tile_(tile), scan_(scan), early_requested_(early), float_colour_(float_colour), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
@@ -1854,6 +1956,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                         "pair budget " + std::to_string(budget_), held);
     CudaRenderer::load_unchecked(scene, width, height);
     reset_device_memory_peak();
+    half_colour_why_not_ = half_colour_refusal(scene);
+    half_colour_ = !float_colour_ && half_colour_why_not_.empty();
     // Compose runs of circles that cover a warp's whole 8x8 box when the typical circle is big
     // enough to: radius at least 16 pixels (the box's half diagonal is 5.7); and runs that cover
     // the whole tile when the radius is two tiles or more. For smaller circles the checks cost
@@ -1968,7 +2072,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
       if (a.ranges)  // the row groups' walk of binned frames, eight pixels a lane
-        launch_dependent(shade_rows8_kernel<kCount>, grid, kRows8Threads, 0, stream(), circles(), f, a);
+        launch_dependent(half_colour_ ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
+                         kRows8Threads, 0, stream(), circles(), f, a);
       else
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
     } else {
@@ -2218,7 +2323,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                 std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = early_note_ + buf + binning + composing + (binned_eight_rows() ? "; eight pixels a lane" : binned_four_rows() ? "; four pixels a lane" : "") +
+    plan_ = early_note_ + buf + binning + composing + (binned_eight_rows() ? "; eight pixels a lane" + colour_note() : binned_four_rows() ? "; four pixels a lane" : "") +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 
@@ -2357,6 +2462,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
   const bool early_requested_;  // --early-exit
+  const bool float_colour_;     // --float-colour
+  // Why the eight-pixel walk may not keep this scene's colour in half precision (HalfPixel), or
+  // "" (half_colour_refusal, at load); half_colour_: it does (unless --float-colour).
+  std::string half_colour_why_not_;
+  bool half_colour_ = false;
+  std::string colour_note() const {
+    if (half_colour_) return ", colour in half precision (within 2^-10 of cpu-ref; --float-colour for float)";
+    return float_colour_ ? ", colour in float (--float-colour)" : ", colour in float (" + half_colour_why_not_ + ")";
+  }
   // Whether frames composite front to back and stop early: as requested, unless the scene will
   // not settle (set at load; exact frames meet early exit's promise too, and cost less then).
   bool early_;
@@ -2423,7 +2537,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 }  // namespace
 
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
-  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit);
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.float_colour);
 }
 
 }  // namespace circles

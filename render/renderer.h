@@ -24,6 +24,10 @@ struct RendererSettings {
   // a pixel once the circles under it can no longer move any 8-bit channel; the 8-bit picture is
   // cpu-ref's within one step per channel (docs/ARCHITECTURE.md says exactly what it guarantees).
   bool early_exit = false;
+  // Exact frames keep every colour channel in float (renderers whose registry entry says they may
+  // otherwise use half precision: cuda-tile-binned's eight-pixel walk, within 2^-10 of cpu-ref;
+  // with this, its flat frames agree with cpu-ref to float rounding).
+  bool float_colour = false;
 };
 
 // What a frame cost in work, counted on the device when asked (Renderer::count_work).

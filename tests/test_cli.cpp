@@ -718,6 +718,33 @@ TEST_F(CliTest, EarlyExitAndModes) {
   EXPECT_NE(list.find("rand1M         binned  1000000 circles x 1024 tiles"), std::string::npos) << list;
 }
 
+// --float-colour: accepted for every renderer (those whose colour is always float keep its
+// promise already, and say nothing of it); bench's exact-float mode times a renderer whose colour
+// is always float once, beside exact, and the JSON says which frames kept float colour.
+TEST_F(CliTest, FloatColour) {
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "--float-colour", "-s", "8x8", "-o", path("f.png")}), 0);
+  EXPECT_TRUE(fs::exists(path("f.png")));
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-mt", "--modes", "exact,floats"}), 2);
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref", "--modes", "exact,exact-float",
+                 "--repeat", "1", "--warmup", "0", "--json", path("f.json")}),
+            0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string json = slurp(path("f.json"));
+  EXPECT_EQ(nlohmann::json::parse(json).size(), 1u) << json;  // cpu-ref once: its colour is float
+  EXPECT_NE(json.find("\"float_colour\": false"), std::string::npos) << json;
+  EXPECT_EQ(out.find("/float"), std::string::npos) << out;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"list"}), 0);
+  const std::string list = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(list.find("--float-colour"), std::string::npos) << list;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli({"render", "--help"}), 0);
+  const std::string help = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(help.find("--float-colour"), std::string::npos) << help;
+  EXPECT_NE(help.find("within 2^-10 of cpu-ref"), std::string::npos) << help;
+}
+
 // --frames names animation frames wherever it appears; bench's count of timed frames is --repeat,
 // and bench says so to whoever types --frames there.
 TEST_F(CliTest, BenchFramesIsCalledRepeat) {

@@ -16,6 +16,9 @@
 #include "render/inspect.h"
 #include "render/raster.h"
 #include "app/registry.h"
+#if CIRCLES_HAVE_CUDA
+#include "kernels/cuda_renderers.h"
+#endif
 #include "test_util.h"
 
 namespace circles {
@@ -229,6 +232,11 @@ std::vector<Image> reference_frames(const std::string& scene_name, const Size& s
 // cuda-tile-binned's flat-shading agreement with cpu-ref (its FMA blend); docs/KERNELS.md has
 // the measured worst case.
 constexpr float kFmaFlatBound = 1e-5f;
+// Its eight-pixel walk's colour in half precision (the plan says "colour in half precision"):
+// R, G and B within 2^-10 of cpu-ref's (the bound kernels/render_tile_binned.cu derives, plus
+// cpu-ref's own float rounding), the alpha sums exact as in float.
+constexpr float kHalfColourBound = 9.8e-4f;
+constexpr const char* kHalfColourPlan = "colour in half precision";
 // Every renderer's snow frames against cpu-ref's, per channel (expf; GpuMatchesCpuRef).
 constexpr float kSnowBound = 1e-5f;
 
@@ -259,11 +267,17 @@ Comparison expect_exact_matches(const Image& ref, const Image& b, const std::str
   return c;
 }
 
+// The bound on channel k (0-3: r, g, b, alpha) of a flat frame of cuda-tile-binned whose plan is
+// `plan`: kHalfColourBound for the colour where the plan says it was half, else kFmaFlatBound.
+float flat_bound(const std::string& plan, int k) {
+  return k < 3 && plan.find(kHalfColourPlan) != std::string::npos ? kHalfColourBound : kFmaFlatBound;
+}
+
 // A flat frame of cuda-tile-binned against cpu-ref's: expect_exact_matches, and every channel
-// within kFmaFlatBound.
-void expect_flat_matches(const Image& ref, const Image& b, const std::string& what) {
-  const Comparison c = expect_exact_matches(ref, b, what);
-  for (float m : c.max_abs) EXPECT_LE(m, kFmaFlatBound) << what;
+// within flat_bound of the frame's plan.
+void expect_flat_matches(const Image& ref, const Image& b, const std::string& what, const std::string& plan) {
+  const Comparison c = expect_exact_matches(ref, b, what + " (" + plan + ")");
+  for (int k = 0; k < 4; ++k) EXPECT_LE(c.max_abs[k], flat_bound(plan, k)) << what << ", channel " << k << ": " << plan;
 }
 
 // The largest difference between the two images' 8-bit channels (to_byte, as PNG files get).
@@ -323,8 +337,9 @@ TEST_P(GpuMatchesCpuRef, AllSizesAndFrames) {
       // Snow's alpha goes through expf, an ulp apart on the two sides: 2.4e-7 measured
       // (cuda-tile-binned, 1000x777, frame 1; docs/bench/shade12/checks.txt), where the GPU
       // tests' 2e-3 would pass a flake's whole outer ring missing (its alpha is under 0.01).
-      const float bound = !flat ? kSnowBound : renderer == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f;
-      for (float m : c.max_abs) EXPECT_LE(m, bound);
+      // cuda-tile-binned's eight-pixel walk may keep the colour in half precision (its plan says).
+      for (int ch = 0; ch < 4; ++ch)
+        EXPECT_LE(c.max_abs[ch], !flat ? kSnowBound : renderer == "cuda-tile-binned" ? flat_bound(gpu->plan(), ch) : 1e-6f);
     }
   }
 }
@@ -403,10 +418,82 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
       render_beside_cpu_ref(gpu.get(), *scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
         const std::string plan = gpu->plan();
         EXPECT_NE(plan.find("eight pixels a lane"), std::string::npos) << plan;
+        // Half colour only where every alpha allows it (HalfColourOnlyWhereItsBoundHolds).
+        EXPECT_NE(plan.find(scene == &same ? kHalfColourPlan : "colour in float (circle "), std::string::npos) << plan;
         EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
         expect_exact_matches(a, b, std::string(binning) + " " + what + " frame " + std::to_string(f) + ": " + plan);
       });
     }
+  }
+}
+
+#if CIRCLES_HAVE_CUDA
+// Which scenes the eight-pixel walk may blend in half precision (no GPU needed): flat, colours
+// and background in [0, 1], alphas multiples of 1/16 from 1/2 to 1; else the first reason.
+TEST(GpuRenderer, HalfColourOnlyWhereItsBoundHolds) {
+  const Scene& rand1m = cached_scene("rand1M");
+  EXPECT_EQ(half_colour_refusal(rand1m), "");
+  Scene s = cached_scene("rand10k");
+  EXPECT_EQ(half_colour_refusal(s), "");
+  for (float a : {0.5f, 0.5625f, 0.75f, 1.f}) {
+    s.circles[7].a = a;
+    EXPECT_EQ(half_colour_refusal(s), "") << a;
+  }
+  for (float a : {0.4375f, 0.25f, 0.3f, 0.f, std::nextafter(0.5f, 1.f), std::nextafter(1.f, 2.f), NAN}) {
+    s.circles[7].a = a;
+    EXPECT_NE(half_colour_refusal(s).find("circle 7's alpha"), std::string::npos) << a << ": " << half_colour_refusal(s);
+  }
+  EXPECT_NE(half_colour_refusal(s).find("not a multiple of 1/16 from 1/2 to 1"), std::string::npos);
+  s.circles[7].a = 0.5f;
+  s.circles[9].g = 1.0001f;
+  EXPECT_EQ(half_colour_refusal(s), "circle 9's colour is outside [0, 1]");
+  s.circles[9].g = -0.f;
+  EXPECT_EQ(half_colour_refusal(s), "");
+  s.circles[9].b = NAN;
+  EXPECT_EQ(half_colour_refusal(s), "circle 9's colour is outside [0, 1]");
+  s.circles[9].b = 0.5f;
+  s.background.kind = Background::Kind::Gradient;
+  s.background.bottom = Float4{0.f, 2.f, 0.f, 1.f};
+  EXPECT_EQ(half_colour_refusal(s), "the background's colour is outside [0, 1]");
+  s.background.bottom = Float4{0.f, 1.f, 0.f, 7.f};  // alpha: any, it is summed in float
+  EXPECT_EQ(half_colour_refusal(s), "");
+  EXPECT_EQ(half_colour_refusal(cached_scene("snow")), "snow shading");
+}
+#endif
+
+// Binned exact frames of small flat circles take the eight-pixel walk with its colour in half
+// precision by default (rand1M at 257x193, about 300 circles a pixel, frames 0-1; in one chunk
+// and in many): R, G and B within 2^-10 of cpu-ref's and not within float's bound (so the half
+// walk ran), the alpha sums float's; with --float-colour, float's bound on every channel.
+TEST(GpuRenderer, HalfColourStaysWithinItsBound) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const Scene& scene = cached_scene("rand1M");
+  for (const char* pairs : {"", "20000"}) {
+    if (*pairs) ::setenv("CIRCLES_BINNED_MAX_PAIRS", pairs, 1);
+    for (bool float_colour : {false, true}) {
+      RendererSettings settings{32, 0};
+      settings.float_colour = float_colour;
+      auto gpu = make_renderer("cuda-tile-binned", settings);
+      render_beside_cpu_ref(gpu.get(), scene, 257, 193, 2, [&](int f, const Image& a, const Image& b) {
+        const std::string plan = gpu->plan();
+        const std::string what = std::string(float_colour ? "float" : "default") + " pairs " + pairs + " frame " +
+                                 std::to_string(f) + ": " + plan;
+        EXPECT_NE(plan.find(float_colour ? "colour in float (--float-colour)" : kHalfColourPlan), std::string::npos)
+            << what;
+        if (*pairs) {
+          EXPECT_EQ(plan.find(" 1 chunk,"), std::string::npos) << what;
+        }
+        const Comparison c = expect_exact_matches(a, b, what);
+        for (int ch = 0; ch < 3; ++ch) {
+          EXPECT_LE(c.max_abs[ch], float_colour ? kFmaFlatBound : kHalfColourBound) << what;
+          if (!float_colour) {
+            EXPECT_GT(c.max_abs[ch], kFmaFlatBound) << what;
+          }
+        }
+        EXPECT_LE(c.max_abs[3], kFmaFlatBound) << what;
+      });
+    }
+    if (*pairs) ::unsetenv("CIRCLES_BINNED_MAX_PAIRS");
   }
 }
 
@@ -490,7 +577,7 @@ TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
     EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
     Image b;
     gpu->read_image(&b);
-    expect_flat_matches(ref, b, std::string(strategy) + ": " + plan);
+    expect_flat_matches(ref, b, strategy, plan);
   }
 }
 
@@ -546,7 +633,7 @@ TEST(GpuRenderer, TinyCirclesCoverExactlyCpuRefsPixels) {
       gpu->read_image(&b);
       const std::string plan = gpu->plan();
       EXPECT_NE(plan.find("tiny circles"), std::string::npos) << plan;
-      expect_flat_matches(ref, b, "tile " + std::to_string(tile) + " " + plan);
+      expect_flat_matches(ref, b, "tile " + std::to_string(tile), plan);
       Workload work;
       ASSERT_TRUE(gpu->work(&work));
       EXPECT_GT(work.chunks, *pairs ? 2u : 0u) << plan;
@@ -745,7 +832,7 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
     Image b;
     r->read_image(&b);
     expect_flat_matches(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b,
-                        c.scene + " /" + std::to_string(c.tile));
+                        c.scene + " /" + std::to_string(c.tile), r->plan());
   }
 }
 
@@ -777,7 +864,7 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
       if (early) {
         EXPECT_LE(max_byte_difference(ref, b), 1) << frame << ": " << plan;
       } else {
-        expect_flat_matches(ref, b, std::to_string(frame) + ": " + plan);
+        expect_flat_matches(ref, b, std::to_string(frame), plan);
       }
     }
   }
@@ -811,7 +898,7 @@ TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
     }
     Image b;
     forced->read_image(&b);
-    expect_flat_matches(ref, b, std::to_string(frame) + ": " + plan);
+    expect_flat_matches(ref, b, std::to_string(frame), plan);
   }
 }
 
@@ -1090,7 +1177,7 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
       }
       r->read_image(&img[staged]);
       if (c.early) EXPECT_LE(max_byte_difference(ref, img[staged]), 1) << what;
-      else expect_flat_matches(ref, img[staged], what + (staged ? " by stage" : " whole"));
+      else expect_flat_matches(ref, img[staged], what + (staged ? " by stage" : " whole"), r->plan());
     }
     ASSERT_EQ(img[0].pixels.size(), img[1].pixels.size());
     EXPECT_EQ(0, std::memcmp(img[0].pixels.data(), img[1].pixels.data(), img[0].pixels.size() * sizeof(Float4)))
@@ -1122,7 +1209,8 @@ TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
           const std::string what = name + " " + forced + " " + scene_name + " frame " + std::to_string(f) + " (" +
                                    gpu->plan() + ")";
           const Comparison c = expect_exact_matches(a, b, what);
-          for (float m : c.max_abs) EXPECT_LE(m, name == "cuda-tile-binned" ? kFmaFlatBound : 1e-6f) << what;
+          for (int ch = 0; ch < 4; ++ch)
+            EXPECT_LE(c.max_abs[ch], name == "cuda-tile-binned" ? flat_bound(gpu->plan(), ch) : 1e-6f) << what;
           last = a;
         });
         // The alpha that clamping hid: some pixels left uncovered (0), some covered past 1.
