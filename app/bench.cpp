@@ -93,6 +93,13 @@ int run_bench(const BenchOptions& opt) {
   }
   if (opt.settings.early_exit) modes = {{true, opt.settings.float_colour}};
   if (modes.empty()) modes = {{false, opt.settings.float_colour}};
+  // exact with --float-colour is exact-float: each mode once.
+  for (std::size_t k = 1; k < modes.size(); ++k)
+    for (std::size_t j = 0; j < k; ++j)
+      if (modes[j].early == modes[k].early && modes[j].float_colour == modes[k].float_colour) {
+        modes.erase(modes.begin() + static_cast<std::ptrdiff_t>(k--));
+        break;
+      }
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     // Unknown, or (asked for by name) unavailable here: throws, before any pair is timed.
@@ -130,7 +137,7 @@ int run_bench(const BenchOptions& opt) {
         if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
         if (!opt.settings.scan.empty()) label += "/" + r.scan;
         if (early) label += "/early";
-        if (r.float_colour) label += "/float";
+        if (r.float_colour && !early) label += "/float";  // early exit never blends in half precision
         variants.push_back({name, label, r});
       }
     }

@@ -734,6 +734,11 @@ TEST_F(CliTest, FloatColour) {
   EXPECT_EQ(nlohmann::json::parse(json).size(), 1u) << json;  // cpu-ref once: its colour is float
   EXPECT_NE(json.find("\"float_colour\": false"), std::string::npos) << json;
   EXPECT_EQ(out.find("/float"), std::string::npos) << out;
+  // --float-colour with exact and exact-float: the same mode twice, timed once.
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref", "--modes", "exact,exact-float",
+                 "--float-colour", "--repeat", "1", "--warmup", "0", "--json", path("g.json")}),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("g.json"))).size(), 1u);
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"list"}), 0);
   const std::string list = ::testing::internal::GetCapturedStdout();
