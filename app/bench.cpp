@@ -93,13 +93,6 @@ int run_bench(const BenchOptions& opt) {
   }
   if (opt.settings.early_exit) modes = {{true, opt.settings.float_colour}};
   if (modes.empty()) modes = {{false, opt.settings.float_colour}};
-  // exact with --float-colour is exact-float: each mode once.
-  for (std::size_t k = 1; k < modes.size(); ++k)
-    for (std::size_t j = 0; j < k; ++j)
-      if (modes[j].early == modes[k].early && modes[j].float_colour == modes[k].float_colour) {
-        modes.erase(modes.begin() + static_cast<std::ptrdiff_t>(k--));
-        break;
-      }
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     // Unknown, or (asked for by name) unavailable here: throws, before any pair is timed.
@@ -114,13 +107,9 @@ int run_bench(const BenchOptions& opt) {
     }
     for (const Mode& mode : modes) {
       const bool early = mode.early;
-      // Several modes asked for: a renderer without early exit runs exact only, silently, and one
-      // whose colour is always float runs exact once; early exit alone: resolve_settings below
-      // says why it cannot.
+      // Several modes asked for: a renderer without early exit runs exact only, silently; early
+      // exit alone: resolve_settings below says why it cannot.
       if (early && !info->early_exit && modes.size() > 1) continue;
-      if (!early && mode.float_colour && !info->half_colour && modes.size() > 1 &&
-          std::any_of(modes.begin(), modes.end(), [](const Mode& m) { return !m.early && !m.float_colour; }))
-        continue;
       for (RendererSettings s : list) {
         s.early_exit = early;
         s.float_colour = mode.float_colour;
@@ -132,6 +121,14 @@ int run_bench(const BenchOptions& opt) {
           std::fprintf(stderr, "bench: skipping %s: %s\n", name.c_str(), e.what());
           continue;
         }
+        // Modes that resolve to the same settings are timed once: exact and exact-float where the
+        // colour is always float, exact with --float-colour and exact-float.
+        if (std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {
+              const RendererSettings& o = v.settings;
+              return v.renderer == name && o.tile_size == r.tile_size && o.batch_size == r.batch_size &&
+                     o.scan == r.scan && o.early_exit == r.early_exit && o.float_colour == r.float_colour;
+            }))
+          continue;
         std::string label = name;
         if (info->tile_sizes.size() > 1 || given) label += "/" + std::to_string(r.tile_size);
         if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);

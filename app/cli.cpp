@@ -240,8 +240,8 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
     if (r.half_colour) half += (half.empty() ? "" : ", ") + r.name;
   cmd->add_flag("--float-colour", s->float_colour,
                 "for " + half + ": keep every colour channel in float, where deep flat scenes otherwise blend "
-                "R, G and B in half precision (faster; within 2^-10 of cpu-ref, alpha exact; `circles list` "
-                "and the plan say which frames do)");
+                "R, G and B in half precision (faster; within 2^-10 of cpu-ref, alpha exact; the frame's plan, "
+                "in bench and the viewer, says which frames do)");
 }
 
 namespace {

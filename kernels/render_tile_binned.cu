@@ -694,8 +694,9 @@ __device__ __forceinline__ void pixel_set(HalfPixel& p, const float4& c) {
   p.a = c.w;
 }
 __device__ __forceinline__ float4 pixel_get(const Float4& p) { return make_float4(p.x, p.y, p.z, p.w); }
+// (After pixel_end_batch, or before any blend: the batch's alpha is 0, p.a the whole sum.)
 __device__ __forceinline__ float4 pixel_get(const HalfPixel& p) {
-  return make_float4(__low2float(p.rg), __high2float(p.rg), __low2float(p.ba), p.a + __high2float(p.ba));
+  return make_float4(__low2float(p.rg), __high2float(p.rg), __low2float(p.ba), p.a);
 }
 // The batch's alpha into the float sum (half pixels; after each batch).
 __device__ __forceinline__ void pixel_end_batch(HalfPixel& p) {
