@@ -78,21 +78,20 @@ int run_bench(const BenchOptions& opt) {
   };
   std::vector<Variant> variants;
   const bool given = opt.settings.tile_size != 0 || opt.settings.batch_size != 0 || !opt.settings.scan.empty();
-  // Modes: exact; exact-float, exact with --float-colour, for the renderers that may otherwise
-  // blend in half precision; early exit for the renderers that have it (--modes, or --early-exit
-  // alone).
+  // Modes (render/modes.h): exact; half colour and early exit for the renderers that have them
+  // (--modes, or --half-colour or --early-exit alone).
   struct Mode {
-    bool early = false, float_colour = false;
+    bool early = false, half = false;
   };
   std::vector<Mode> modes;
   for (const std::string& m : unique(opt.modes)) {
-    if (m == "exact") modes.push_back({false, opt.settings.float_colour});
-    else if (m == "exact-float") modes.push_back({false, true});
-    else if (m == "early-exit") modes.push_back({true, opt.settings.float_colour});
-    else throw std::invalid_argument("bench: --modes takes exact, exact-float and early-exit, not '" + m + "'");
+    if (m == "exact") modes.push_back({false, false});
+    else if (m == "half-colour") modes.push_back({false, true});
+    else if (m == "early-exit") modes.push_back({true, false});
+    else throw std::invalid_argument("bench: --modes takes exact, half-colour and early-exit, not '" + m + "'");
   }
-  if (opt.settings.early_exit) modes = {{true, opt.settings.float_colour}};
-  if (modes.empty()) modes = {{false, opt.settings.float_colour}};
+  if (opt.settings.early_exit || opt.settings.half_colour) modes = {{opt.settings.early_exit, opt.settings.half_colour}};
+  if (modes.empty()) modes = {{false, false}};
   for (const std::string& name : renderers) {
     const RendererInfo* info = find_renderer(name);
     // Unknown, or (asked for by name) unavailable here: throws, before any pair is timed.
@@ -107,12 +106,12 @@ int run_bench(const BenchOptions& opt) {
     }
     for (const Mode& mode : modes) {
       const bool early = mode.early;
-      // Several modes asked for: a renderer without early exit runs exact only, silently; early
-      // exit alone: resolve_settings below says why it cannot.
-      if (early && !info->early_exit && modes.size() > 1) continue;
+      // Several modes asked for: a renderer without early exit or half colour runs exact only,
+      // silently; one mode alone: resolve_settings below says why it cannot.
+      if (((early && !info->early_exit) || (mode.half && !info->half_colour)) && modes.size() > 1) continue;
       for (RendererSettings s : list) {
         s.early_exit = early;
-        s.float_colour = mode.float_colour;
+        s.half_colour = mode.half;
         RendererSettings r;
         try {
           r = resolve_settings(*info, s);
@@ -121,12 +120,11 @@ int run_bench(const BenchOptions& opt) {
           std::fprintf(stderr, "bench: skipping %s: %s\n", name.c_str(), e.what());
           continue;
         }
-        // Modes that resolve to the same settings are timed once: exact and exact-float where the
-        // colour is always float, exact with --float-colour and exact-float.
+        // Settings asked for twice are timed once.
         if (std::any_of(variants.begin(), variants.end(), [&](const Variant& v) {
               const RendererSettings& o = v.settings;
               return v.renderer == name && o.tile_size == r.tile_size && o.batch_size == r.batch_size &&
-                     o.scan == r.scan && o.early_exit == r.early_exit && o.float_colour == r.float_colour;
+                     o.scan == r.scan && o.early_exit == r.early_exit && o.half_colour == r.half_colour;
             }))
           continue;
         std::string label = name;
@@ -134,7 +132,7 @@ int run_bench(const BenchOptions& opt) {
         if (given && r.batch_size) label += "/b" + std::to_string(r.batch_size);
         if (!opt.settings.scan.empty()) label += "/" + r.scan;
         if (early) label += "/early";
-        if (r.float_colour && !early) label += "/float";  // early exit never blends in half precision
+        if (r.half_colour) label += "/half";
         variants.push_back({name, label, r});
       }
     }
@@ -293,7 +291,7 @@ int run_bench(const BenchOptions& opt) {
                          {"stage_median_ms", stage_json},
                          {"staged_frame_median_ms", whole ? nlohmann::json(median(staged_times)) : nlohmann::json()},
                          {"mode", variant.settings.early_exit ? "early-exit" : "exact"},
-                         {"float_colour", variant.settings.float_colour},
+                         {"half_colour", variant.settings.half_colour},
                          {"plan", plan},
                          {"peak_device_bytes", r->device_memory_peak()},
                          {"work", counted ? nlohmann::json{{"circles", work.circles},

@@ -22,9 +22,8 @@ struct BenchOptions {
   // Settings for every renderer that takes them (renderers that cannot are skipped, with a
   // note). With no settings given, each renderer runs once per supported tile size.
   RendererSettings settings;
-  // exact, exact-float and/or early-exit, side by side (renderers without early exit run exact
-  // only, those whose colour is always float exact once); empty: exact. settings.early_exit
-  // (--early-exit) means early-exit only.
+  // exact, half-colour and/or early-exit, side by side (renderers without a mode run the others
+  // only); empty: exact. settings.early_exit or settings.half_colour given means that mode only.
   std::vector<std::string> modes;
 };
 

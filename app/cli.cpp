@@ -238,10 +238,10 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
   std::string half;
   for (const RendererInfo& r : renderer_registry())
     if (r.half_colour) half += (half.empty() ? "" : ", ") + r.name;
-  cmd->add_flag("--float-colour", s->float_colour,
-                "for " + half + ": keep every colour channel in float, where deep flat scenes otherwise blend "
-                "R, G and B in half precision (faster; within 2^-10 of cpu-ref, alpha exact; the frame's plan, "
-                "in bench and the viewer, says which frames do)");
+  cmd->add_flag("--half-colour", s->half_colour,
+                "for " + half + ": blend R, G and B in half precision where deep flat scenes allow it (faster; "
+                "within 2^-10 of cpu-ref instead of its exact bits; the frame's plan, in bench and the viewer, "
+                "says which frames do)");
 }
 
 namespace {
@@ -327,7 +327,7 @@ int cmd_list() {
       std::printf("  %-16s --scan %s (default %s)\n", "", scans.c_str(), r.scans.front().c_str());
     }
     if (r.early_exit) std::printf("  %-16s --early-exit\n", "");
-    if (r.half_colour) std::printf("  %-16s --float-colour\n", "");
+    if (r.half_colour) std::printf("  %-16s --half-colour\n", "");
     if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
   }
   // cuda-tile-binned picks its strategy per frame from the circles and tiles; at the built-in
@@ -395,10 +395,15 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
 }  // namespace
 
 bool check_frame(const Image& ref, const Image& test, float tolerance, const std::string& label,
-                 const std::string& diff_path) {
+                 const std::string& diff_path, bool exact_bytes, const Mode* mode) {
   const Comparison c = compare_images(ref, test, tolerance);
-  const bool ok = c.passed();
-  std::printf("%s vs cpu-ref: %s: %s\n", label.c_str(), ok ? "PASS" : "FAIL", c.summary().c_str());
+  const std::string broken = mode ? promise_broken(*mode, ref, test) : "";
+  const bool ok = (mode ? broken.empty() : c.passed()) && (!exact_bytes || c.same_bytes());
+  std::string rule = mode ? std::string(mode_name(*mode)) + " mode: " + mode_promise(*mode) : "";
+  if (exact_bytes) rule += std::string(rule.empty() ? "" : "; ") + "--exact-bytes";
+  std::printf("%s vs cpu-ref: %s%s: %s\n", label.c_str(), ok ? "PASS" : "FAIL",
+              rule.empty() ? "" : (" (" + rule + ")").c_str(), c.summary().c_str());
+  if (!broken.empty()) std::printf("  %s\n", broken.c_str());
   if (!ok) {
     write_png(diff_path, difference_image(ref, test, 16.f));
     std::printf("  difference (x16) written to %s\n", diff_path.c_str());
@@ -409,7 +414,9 @@ bool check_frame(const Image& ref, const Image& test, float tolerance, const std
 
 namespace {
 
-int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
+// With --tolerance, frames pass within it; without, each frame passes when it keeps the promise of
+// the mode the renderer drew it in (Renderer::mode).
+int cmd_check(FrameJob& job, float tolerance, bool tolerance_given, const std::string& diff_pattern, bool exact_bytes) {
   Scene scene;
   int w = 0, h = 0;
   std::int64_t first = 0, last = 1;
@@ -435,7 +442,10 @@ int cmd_check(FrameJob& job, float tolerance, const std::string& diff_pattern) {
     char label[512];
     std::snprintf(label, sizeof label, "%s frame %" PRId64 " %dx%d %s", job.scene.c_str(), f, w, h,
                   job.renderer.c_str());
-    if (!check_frame(a, b, tolerance, label, frame_path(diff_pattern, f, last - first > 1))) all_ok = false;
+    const Mode mode = test->mode();
+    if (!check_frame(a, b, tolerance, label, frame_path(diff_pattern, f, last - first > 1), exact_bytes,
+                     tolerance_given ? nullptr : &mode))
+      all_ok = false;
   }, &progress, "check " + job.scene);
   return all_ok ? 0 : 1;
 }
@@ -500,13 +510,20 @@ int run_cli(int argc, const char* const* argv) {
 
   FrameJob check_job;
   float tolerance = 2e-3f;
+  bool exact_bytes = false;
   std::string diff = "check-diff.png";
   CLI::App* check = app.add_subcommand(
-      "check", "compare a renderer with cpu-ref; exit 1 and write a difference image if they differ");
+      "check", "compare a renderer with cpu-ref: each frame must keep its mode's promise (exact: cpu-ref's floats to "
+               "the bit); exit 1 and write a difference image where one does not");
   check_job.add_to(check);
-  check->add_option("--tolerance", tolerance, "largest allowed per-channel difference (0..1)")
-      ->capture_default_str()
+  CLI::Option* tolerance_opt = check->add_option("--tolerance", tolerance,
+                    "pass when no channel's float differs by more than this (0..1; relative where cpu-ref's value "
+                    "is above 1), instead of the frame's mode's promise (exact: cpu-ref's floats to the bit; half "
+                    "colour: within 2^-10; early exit: within one 8-bit step)")
       ->check(finite_check() & CLI::Range(0.f, 1.f));
+  check->add_flag("--exact-bytes", exact_bytes,
+                  "also fail on any 8-bit value (what a PNG file holds) that differs from cpu-ref's: exact mode's "
+                  "promise");
   check->add_option("--diff", diff, "where to write the difference image on failure")
       ->capture_default_str();
 
@@ -549,9 +566,8 @@ int run_cli(int argc, const char* const* argv) {
   bench->add_option("--json", bench_opt.json_path, "also write results as JSON to this file");
   add_settings_options(bench, &bench_opt.settings);
   bench->add_option("--modes", bench_opt.modes,
-                    "exact,exact-float,early-exit: the modes to time side by side (exact-float: exact with "
-                    "--float-colour, where the renderer has half-precision colour; early exit where it has "
-                    "that); default exact")
+                    "exact,half-colour,early-exit: the modes to time side by side (half colour and early exit "
+                    "where the renderer has them); default exact")
       ->delimiter(',');
 
   KernelsOptions kernels_opt;
@@ -694,7 +710,7 @@ int run_cli(int argc, const char* const* argv) {
 #endif
     if (*list) return cmd_list();
     if (*render) return cmd_render(render_job, out, out_opt->count() > 0);
-    if (*check) return cmd_check(check_job, tolerance, diff);
+    if (*check) return cmd_check(check_job, tolerance, tolerance_opt->count() > 0, diff, exact_bytes);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*kernels) return run_kernels(kernels_opt);
     if (*bench) {

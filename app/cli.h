@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "render/modes.h"
+
 namespace CLI {
 class App;
 class Validator;
@@ -44,10 +46,13 @@ void check_host_memory(double need, const std::string& what, const char* prefix)
 Scene load_scene_within_memory(const std::string& source, std::uint64_t seed, const char* prefix);
 
 // `circles check`'s verdict on one frame: prints "<label> vs cpu-ref: PASS|FAIL: <comparison>"
-// and, when `test` differs from `ref` by more than `tolerance` in any channel (or in size),
-// writes their difference (x16) to diff_path. Returns whether it passed.
+// (the float differences and the 8-bit values a PNG regression test would see) and, when it
+// fails, writes their difference (x16) to diff_path. It passes when the frame keeps `mode`'s
+// promise (render/modes.h), or, with no mode given, when no channel differs by more than
+// `tolerance` (relative above 1); and, with `exact_bytes`, when no 8-bit value differs. Returns
+// whether it passed.
 bool check_frame(const Image& ref, const Image& test, float tolerance, const std::string& label,
-                 const std::string& diff_path);
+                 const std::string& diff_path, bool exact_bytes = false, const Mode* mode = nullptr);
 
 // "WxH" -> width, height (each 1..16384). Throws std::invalid_argument with a message.
 void parse_size(const std::string& text, int* width, int* height);

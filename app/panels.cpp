@@ -155,14 +155,14 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
                         "channel, a tile once its pixels have; the 8-bit picture is cpu-ref's within one step");
   }
   if (info.half_colour) {
-    ImGui::Checkbox("float colour", &want.float_colour);
+    ImGui::Checkbox("half colour", &want.half_colour);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("keep every colour channel in float; off, deep flat scenes (the eight-pixel walk) blend R, G "
-                        "and B in half precision: faster, within 2^-10 of cpu-ref, alpha exact (the plan says)");
+      ImGui::SetTooltip("deep flat scenes (the eight-pixel walk) blend R, G and B in half precision: faster, within "
+                        "2^-10 of cpu-ref instead of its exact bits, where the scene allows it (the plan says)");
   }
   if (want.tile_size != r.settings.tile_size || want.batch_size != r.settings.batch_size ||
       want.scan != r.settings.scan || want.early_exit != r.settings.early_exit ||
-      want.float_colour != r.settings.float_colour) {
+      want.half_colour != r.settings.half_colour) {
     if (want.tile_size != r.settings.tile_size) want.batch_size = 0;  // one circle per thread again
     r.requested = r.current;
     r.requested_settings = want;

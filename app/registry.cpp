@@ -88,7 +88,8 @@ const std::vector<RendererInfo>& renderer_registry() {
        "CUDA, circles binned into tiles first (count, scan, scatter by tile; a radix sort where "
        "counting does not fit), then each tile's warps shade only the circles that touch their 8x8 "
        "pixels (tiny circles: each marks the pixels it covers); few circles: one kernel, no binning; "
-       "--early-exit: front to back, stopping settled pixels and tiles",
+       "--early-exit: front to back, stopping settled pixels and tiles; --half-colour: R, G and B blended in "
+       "half precision by the eight-pixel walk",
        "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
        make_tile_binned, true, true},
   };
@@ -169,8 +170,13 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
     throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (renderers with one: " +
                                 join(have) + ")");
   }
-  // Renderers whose colour is always float keep that promise already.
-  if (!info.half_colour) s.float_colour = false;
+  if (s.half_colour && !info.half_colour) {
+    std::vector<std::string> have;
+    for (const RendererInfo& r : renderer_registry())
+      if (r.half_colour) have.push_back(r.name);
+    throw std::invalid_argument("renderer '" + info.name + "' has no half-colour mode (renderers with one: " +
+                                join(have) + ")");
+  }
   return s;
 }
 
@@ -181,7 +187,7 @@ std::string describe_settings(const RendererInfo& info, const RendererSettings& 
   if (s.batch_size) out += (out.empty() ? "" : ", ") + std::string("batch ") + std::to_string(s.batch_size);
   if (!s.scan.empty()) out += (out.empty() ? "" : ", ") + std::string("scan ") + s.scan;
   if (s.early_exit) out += (out.empty() ? "" : ", ") + std::string("early exit");
-  if (s.float_colour) out += (out.empty() ? "" : ", ") + std::string("float colour");
+  if (s.half_colour) out += (out.empty() ? "" : ", ") + std::string("half colour");
   return out;
 }
 

@@ -24,7 +24,7 @@ struct RendererInfo {
   std::vector<std::string> scan_notes;
   std::unique_ptr<Renderer> (*make)(const RendererSettings& settings) = nullptr;
   bool early_exit = false;  // takes RendererSettings::early_exit (`--early-exit`)
-  bool half_colour = false;  // may keep colour in half precision; takes RendererSettings::float_colour
+  bool half_colour = false;  // takes RendererSettings::half_colour (`--half-colour`)
 };
 
 const std::vector<RendererInfo>& renderer_registry();

@@ -427,6 +427,7 @@ void Viewer::start_check() {
   renderer_->read_image(test.get());
   const std::int64_t frame = renderer_->frame();
   const float tolerance = ui_.check.tolerance, gain = ui_.check.gain;
+  const Mode mode = renderer_->mode();
   std::shared_ptr<const Scene> scene = scene_;
   const std::string name = renderer_name_;
   ui_.check.running = true;
@@ -437,8 +438,9 @@ void Viewer::start_check() {
   if (renderer_->device_pixels() && lab_unavailable_reason().empty() && !ui_.frame_stats.variants.empty())
     sum = find_lab_variant(ui_.frame_stats.variants[static_cast<std::size_t>(ui_.frame_stats.selected)]);
   // cpu-ref renders the same scene, size and frame on a worker thread; the UI keeps running.
-  check_ = std::async(std::launch::async, [scene, test, frame, tolerance, gain, name, sum] {
+  check_ = std::async(std::launch::async, [scene, test, frame, tolerance, gain, name, sum, mode] {
     CheckResult r;
+    r.mode = mode;
     r.frame = frame;
     r.width = test->width;
     r.height = test->height;
@@ -449,6 +451,7 @@ void Viewer::start_check() {
       run_frames(*ref, *scene, test->width, test->height, frame, frame + 1,
                  [&](std::int64_t) { ref->read_image(&reference); });
       r.comparison = compare_images(reference, *test, tolerance);
+      r.broken = promise_broken(mode, reference, *test);
       r.diff = difference_image(reference, *test, gain);
       if (sum) {
         const lab::DiffStats gpu = lab::diff_stats_gpu(*test, reference, sum->launch,
@@ -484,11 +487,11 @@ void Viewer::poll_check(bool wait) {
   }
   ui_.check.error.clear();
   ui_.check.have_result = true;
-  ui_.check.passed = r.comparison.passed();
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "frame %" PRId64 " %dx%d %s vs cpu-ref: ", r.frame, r.width, r.height,
-                r.renderer.c_str());
-  ui_.check.summary = buf + r.comparison.summary();
+  ui_.check.passed = r.broken.empty();
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "frame %" PRId64 " %dx%d %s vs cpu-ref (%s mode: %s): ", r.frame, r.width, r.height,
+                r.renderer.c_str(), mode_name(r.mode), mode_promise(r.mode));
+  ui_.check.summary = buf + (r.broken.empty() ? "" : r.broken + "; ") + r.comparison.summary();
   ui_.check.gpu_stats = r.gpu_stats;
   ui_.check.gpu_stats_ok = r.gpu_stats_ok;
   if (!ui_.check.passed) check_failed_ = true;

@@ -42,6 +42,8 @@ class ImGuiSession;  // the ImGui context and its backends (app/viewer.cpp)
 
 struct CheckResult {
   Comparison comparison;
+  Mode mode = Mode::Exact;  // the frame's (Renderer::mode): it passes when it keeps this promise
+  std::string broken;       // promise_broken's account, "" when kept
   Image diff;
   std::int64_t frame = 0;
   int width = 0, height = 0;

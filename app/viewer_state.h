@@ -130,7 +130,7 @@ struct ExportUi {
 };
 
 struct CheckUi {
-  float tolerance = 2e-3f;
+  float tolerance = 2e-3f;  // the summary counts the pixels over it; the verdict is the frame's mode's promise
   float gain = 16.f;
   bool running = false;
   bool have_result = false;

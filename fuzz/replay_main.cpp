@@ -3,9 +3,13 @@
 //
 //   circles_scene_fuzz_replay FILE_OR_DIR...   (a directory: every regular file in it, sorted)
 //
-// Exit 0 when every input ran; 1 when an input escaped with an exception (the target lets only
-// unexpected ones out), could not be read, or when there was no input at all. A crash or an
-// abort() from the target ends the process with that signal, after naming the input.
+// An input whose file name says what the parser must answer is held to it: `bad-*` must be
+// refused (a SceneError), `valid-*` accepted; other names only run through the target.
+//
+// Exit 0 when every input ran and every named one got its answer; 1 when an input escaped with an
+// exception (the target lets only unexpected ones out), got the wrong answer, could not be read,
+// or when there was no input at all. A crash or an abort() from the target ends the process with
+// that signal, after naming the input.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +21,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "render/scene_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
@@ -45,6 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "replay: no inputs found\n");
     return 1;
   }
+  std::size_t named = 0;
   for (const fs::path& p : inputs) {
     std::ifstream f(p, std::ios::binary);
     if (!f) {
@@ -65,7 +72,27 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "replay: FAILED: %s: unexpected exception of unknown type\n", p.c_str());
       return 1;
     }
+    const std::string name = p.filename().string();
+    const bool must_refuse = name.rfind("bad-", 0) == 0, must_accept = name.rfind("valid-", 0) == 0;
+    if (must_refuse || must_accept) {
+      std::string refused;
+      try {
+        circles::parse_scene(bytes, p.string());
+      } catch (const circles::SceneError& e) {
+        refused = e.what();
+      }
+      if (must_refuse && refused.empty()) {
+        std::fprintf(stderr, "replay: FAILED: %s: named bad-* but the parser accepted it\n", p.c_str());
+        return 1;
+      }
+      if (must_accept && !refused.empty()) {
+        std::fprintf(stderr, "replay: FAILED: %s: named valid-* but the parser refused it: %s\n", p.c_str(),
+                     refused.c_str());
+        return 1;
+      }
+      ++named;
+    }
   }
-  std::fprintf(stderr, "replay: %zu inputs OK\n", inputs.size());
+  std::fprintf(stderr, "replay: %zu inputs OK (%zu held to the answer their name says)\n", inputs.size(), named);
   return 0;
 }

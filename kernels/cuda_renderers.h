@@ -15,9 +15,5 @@ std::unique_ptr<Renderer> make_cuda_tile_scan_renderer(const RendererSettings& s
 // finds by settings.scan's name (kernels/lab/lab_launch.h; the kernels cannot link the lab).
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& settings,
                                                          lab::LaunchFn scan);
-// Why cuda-tile-binned's eight-pixel walk cannot keep this scene's colour in half precision
-// (within 2^-10 of cpu-ref's float channels only where every colour and the background lie in
-// [0, 1] and every alpha is a multiple of 1/16 from 1/2 to 1), or "" when it can.
-std::string half_colour_refusal(const Scene& scene);
 
 }  // namespace circles

@@ -51,6 +51,7 @@
 #include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_util.cuh"
 #include "kernels/tile_common.cuh"
+#include "render/modes.h"
 #include "render/renderer.h"
 
 namespace circles {
@@ -1469,7 +1470,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
 // 3840x2160 9.88 -> 9.00 (shade 8.59 -> 7.71); at 80 registers (six blocks) 0.392-0.397, 3.64,
 // 9.04 (docs/bench/shade16/).
 // kHalf: the colour in half precision (HalfPixel: two HFMA2 a pixel's blend, 38 instructions a
-// visit instead of 54) where the scene allows it and --float-colour is not given. H100: rand1M
+// visit instead of 54) where --half-colour asks for it and the scene allows it. H100: rand1M
 // 0.380 -> 0.333 ms, stress10M 3.54 -> 3.06, at 3840x2160 9.02 -> 7.48-7.50 (docs/bench/shade18/).
 constexpr int kRows8Threads = 128;
 constexpr int kRows8Stage = kRows8Threads;  // circles a batch
@@ -1865,30 +1866,6 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
 
 }  // namespace
 
-std::string half_colour_refusal(const Scene& scene) {
-  const auto in_unit = [](float v) { return v >= 0.f && v <= 1.f; };  // false for NaN
-  const auto rgb_in_unit = [&](const Float4& c) { return in_unit(c.x) && in_unit(c.y) && in_unit(c.z); };
-  char buf[160];
-  if (scene.shading != Shading::Flat) return "snow shading";
-  if (!rgb_in_unit(scene.background.top) ||
-      (scene.background.kind == Background::Kind::Gradient && !rgb_in_unit(scene.background.bottom)))
-    return "the background's colour is outside [0, 1]";
-  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
-    const Circle& c = scene.circles[k];
-    if (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b)) {
-      std::snprintf(buf, sizeof buf, "circle %zu's colour is outside [0, 1]", k);
-      return buf;
-    }
-    const float sixteenths = c.a * 16.f;  // exact: a power of two
-    if (!(sixteenths >= 8.f && sixteenths <= 16.f) || sixteenths != std::floor(sixteenths)) {
-      std::snprintf(buf, sizeof buf, "circle %zu's alpha %.9g is not a multiple of 1/16 from 1/2 to 1", k,
-                    static_cast<double>(c.a));
-      return buf;
-    }
-  }
-  return "";
-}
-
 namespace {
 
 int bits_for(unsigned n) {
@@ -1899,8 +1876,8 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool float_colour)
-      : tile_(tile), scan_(scan), early_requested_(early), float_colour_(float_colour), early_(early) {
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour)
+      : tile_(tile), scan_(scan), early_requested_(early), half_requested_(half_colour), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
@@ -1958,7 +1935,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     CudaRenderer::load_unchecked(scene, width, height);
     reset_device_memory_peak();
     half_colour_why_not_ = half_colour_refusal(scene);
-    half_colour_ = !float_colour_ && half_colour_why_not_.empty();
+    half_colour_ = half_requested_ && half_colour_why_not_.empty();
     // Compose runs of circles that cover a warp's whole 8x8 box when the typical circle is big
     // enough to: radius at least 16 pixels (the box's half diagonal is 5.7); and runs that cover
     // the whole tile when the radius is two tiles or more. For smaller circles the checks cost
@@ -1981,8 +1958,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const double depth = static_cast<double>(n) * mean_area / (static_cast<double>(width) * height);
     early_ = early_requested_;
     early_note_.clear();
+    // Where early exit cannot keep its promise (a colour above 1, an alpha too small to bound the
+    // reassociated sums: early_exit_refusal), the frame is drawn exact, test hook or not.
+    const std::string bound = early_exit_refusal(scene);
     std::string why_exact;
-    if (scene.shading != Shading::Flat) why_exact = "snow shading fades, tiles do not settle";
+    if (!bound.empty()) why_exact = bound;
+    else if (scene.shading != Shading::Flat) why_exact = "snow shading fades, tiles do not settle";
     else if (median_radius_px_ < kEarlyMinRadiusPixels) why_exact = "median radius under 4 pixels, tiles do not settle";
     else if (depth < kEarlyMinDepth) {
       char d[120];
@@ -1990,14 +1971,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                     kEarlyMinDepth);
       why_exact = d;
     }
-    if (early_requested_ && !why_exact.empty() && !early_forced_) {
+    if (early_requested_ && !why_exact.empty() && (!early_forced_ || !bound.empty())) {
       early_ = false;
       early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
     }
-    // Tile runs from a radius of one and a half tiles (rand100k, radius 51 pixels at tile 32,
-    // binned: 0.652 -> 0.623-0.632 ms; since exact mode stopped folding box runs, direct rand10k
-    // at that radius too: 0.092-0.093 -> 0.089), two in early exit's direct frames (whose kernels
-    // still fold, and spill more with tile runs).
+    // Tile runs (early exit only, below) from a radius of one and a half tiles, two in its direct
+    // frames (whose kernels fold, and spill more with tile runs).
     // Box runs from a radius of 16 pixels, except in binned exact frames of flat circles at four
     // pixels a lane: there a frame without runs walks per row group of 8 lanes (shade_kernel's
     // kSubBoxes), whose smaller boxes pay better up to a radius of one tile (H100, 1024x1024,
@@ -2011,6 +1990,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     compose_direct_ = median_radius_px_ >= direct_runs * static_cast<float>(tile_) ? 2 : box;
     compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : binned_box;
     if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
+    // Exact frames never pre-compose tile runs: a run's composed map rounds differently from its
+    // circles blended one by one, and exact mode draws cpu-ref's bits. They take box runs instead
+    // (each circle blended untested, in order).
+    if (!early_) {
+      compose_direct_ = std::min(compose_direct_, 1);
+      compose_binned_ = std::min(compose_binned_, 1);
+    }
     chunk_ = static_cast<int>(n);
     // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
     // boxes' tiles, an upper bound, until a frame has counted them).
@@ -2018,6 +2004,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   }
 
   std::string plan() const override { return plan_; }
+  Mode mode() const override { return mode_; }
   bool count_work(bool on) override {
     counting_ = on;
     return true;
@@ -2054,10 +2041,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     constexpr int threads = T * T / R;
     auto launch = [&](auto kernel) { launch_dependent(kernel, grid, threads, 0, stream(), circles(), f, a); };
     if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
-      if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels
-        if (compose_ == 2)
-          launch(shade_kernel<Shading::Flat, T, false, false, 2, R, true>);
-        else if (compose_ == 1)
+      if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels (exact: no tile runs)
+        if (compose_ == 1)
           launch(shade_kernel<Shading::Flat, T, false, false, 1, R, true>);
         else
           launch(shade_kernel<Shading::Flat, T, false, false, 0, R, true>);
@@ -2065,10 +2050,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       }
     }
     if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
+    if constexpr (kEarly) {  // tile runs: early exit only (exact frames draw cpu-ref's bits)
+      if (compose_ == 2 && shading() == Shading::Flat) {
+        launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
+        return;
+      }
+    }
+    if (compose_ == 2 && !kEarly) throw std::logic_error("cuda-tile-binned: tile runs in an exact frame");
     if (shading() == Shading::Snow)
       launch(shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R>);
-    else if (compose_ == 2)
-      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
     else if (compose_ == 1)
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
@@ -2146,6 +2136,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         (forced_ != "binned" &&
          (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
     compose_ = direct ? compose_direct_ : compose_binned_;
+    mode_ = early_ ? Mode::EarlyExit : Mode::Exact;
     // Binned exact frames of tiny flat circles take the coverage-mask kernel.
     tiny_ = !direct && !early_ && shading() == Shading::Flat &&
             (forced_tiny_ >= 0 ? forced_tiny_ == 1 : median_radius_px_ <= kTinyRadiusPixels);
@@ -2166,7 +2157,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       shade(grid, f, a);
       stage("clear+shade");
       plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
-              composing + (direct_four_rows() ? "; four pixels a lane" : "") +
+              composing + (direct_four_rows() ? "; four pixels a lane" : "") + colour_note(false) +
               (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
       return;
     }
@@ -2324,7 +2315,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                 std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = early_note_ + buf + binning + composing + (binned_eight_rows() ? "; eight pixels a lane" + colour_note() : binned_four_rows() ? "; four pixels a lane" : "") +
+    if (binned_eight_rows() && half_colour_) mode_ = Mode::HalfColour;
+    plan_ = early_note_ + buf + binning + composing +
+            (binned_eight_rows() ? "; eight pixels a lane" : binned_four_rows() ? "; four pixels a lane" : "") +
+            colour_note(binned_eight_rows()) +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 
@@ -2463,14 +2457,18 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
   const bool early_requested_;  // --early-exit
-  const bool float_colour_;     // --float-colour
+  const bool half_requested_;   // --half-colour
   // Why the eight-pixel walk may not keep this scene's colour in half precision (HalfPixel), or
-  // "" (half_colour_refusal, at load); half_colour_: it does (unless --float-colour).
+  // "" (half_colour_refusal, at load); half_colour_: it does (asked for, and allowed).
   std::string half_colour_why_not_;
   bool half_colour_ = false;
-  std::string colour_note() const {
-    if (half_colour_) return ", colour in half precision (within 2^-10 of cpu-ref; --float-colour for float)";
-    return float_colour_ ? ", colour in float (--float-colour)" : ", colour in float (" + half_colour_why_not_ + ")";
+  // What became of --half-colour in a frame (eight: the frame took the eight-pixel walk); "" when
+  // it was not asked for.
+  std::string colour_note(bool eight) const {
+    if (!half_requested_ || early_) return "";
+    if (!eight) return "; colour in float (half colour not taken: only the eight-pixel walk's frames take it)";
+    if (half_colour_) return "; colour in half precision (--half-colour: within 2^-10 of cpu-ref)";
+    return "; colour in float (half colour not taken: " + half_colour_why_not_ + ")";
   }
   // Whether frames composite front to back and stop early: as requested, unless the scene will
   // not settle (set at load; exact frames meet early exit's promise too, and cost less then).
@@ -2514,6 +2512,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     return direct_four_rows() && !counting_ && shading() == Shading::Flat && animation() != Animation::Snow;
   }
   std::string plan_;
+  Mode mode_ = Mode::Exact;  // the last frame's
   bool counting_ = false, have_work_ = false;
   Workload last_work_;
   DeviceBuffer<unsigned long long> work_;
@@ -2538,7 +2537,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 }  // namespace
 
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
-  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.float_colour);
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour);
 }
 
 }  // namespace circles

@@ -1,10 +1,13 @@
 // The picture's definition, shared by every renderer (CPU and CUDA compile this same code):
 // how pixels map to the unit square, when a circle covers a pixel, how it is shaded and blended.
-// Keep it free of anything but arithmetic so host and device results agree bit for bit (the
-// build turns off FMA contraction on both sides, so every fused multiply-add is an explicit fmaf,
-// correctly rounded on both; only expf in snow shading may differ by an ulp).
+// Keep it free of anything but correctly rounded arithmetic (+, -, *, /, sqrtf, fmaf) so host and
+// device results agree bit for bit: the build turns off FMA contraction on both sides, so every
+// fused multiply-add is an explicit fmaf, and snow's falloff uses exp_portable below, not a
+// library expf (the CUDA and glibc ones differ in the last bit now and then).
 #pragma once
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "render/hd.h"
 #include "render/scene.h"
@@ -56,6 +59,35 @@ CIRCLES_HD Float4 background_at(const Background& bg, int j, int height) {
   return c;
 }
 
+// e^x from arithmetic alone, so that the host and the GPU get the same bits: x = k ln2 + r with
+// |r| <= ln2/2 (ln2 split in two so that k ln2 is exact enough), e^r by a degree-7 polynomial
+// (Horner, fmaf), times 2^k built from its bits. Within 2 ulp of e^x for x in [-87, 88]; 0 below,
+// infinity above, NaN for NaN. Snow's falloff, e^(-4 nd^2), is its only use (x in [-4.1, 0]).
+CIRCLES_HD float exp_portable(float x) {
+  if (x != x) return x;
+  if (x < -87.f) return 0.f;
+  if (x > 88.f) return INFINITY;
+  const float k = rintf(x * 1.44269504f);  // round to nearest: |r| <= ln2/2
+  float r = fmaf(k, -0.693145752f, x);      // ln2's high part (k * it is exact: 16 bits of ln2)
+  r = fmaf(k, -1.42860677e-6f, r);          // and its low part
+  float p = 1.98412698e-4f;                 // 1/7!, 1/6!, ... 1/2!, 1, 1
+  p = fmaf(p, r, 1.38888889e-3f);
+  p = fmaf(p, r, 8.33333333e-3f);
+  p = fmaf(p, r, 4.16666667e-2f);
+  p = fmaf(p, r, 1.66666667e-1f);
+  p = fmaf(p, r, 0.5f);
+  p = fmaf(p, r, 1.f);
+  p = fmaf(p, r, 1.f);
+  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(k) + 127) << 23;  // 2^k, k in [-126, 127]
+  float scale;
+#if defined(__CUDA_ARCH__)
+  scale = __uint_as_float(bits);
+#else
+  std::memcpy(&scale, &bits, sizeof scale);
+#endif
+  return p * scale;
+}
+
 // The snow ramp: 5 colour stops spread over normalised distance [0, 1].
 // The stops are selected, not indexed from arrays: an array indexed at run time lives in a GPU
 // thread's local memory (stack stores and loads for every covered pixel).
@@ -91,8 +123,11 @@ CIRCLES_HD float coverage_d2_dx2(float dx2, float dy) { return fmaf(dy, dy, dx2)
 CIRCLES_HD float coverage_d2(float dx, float dy) { return coverage_d2_dx2(dx * dx, dy); }
 
 // Blends circle (cx, cy, cz, rad, color) over `dst` at pixel centre (px, py) if it covers it
-// (covers_point(dx, dy, r^2)): rgb = a*c + (1-a)*rgb, alpha accumulates. Returns whether it covered; the
-// alpha it blended with goes to *used_alpha when given (the pixel inspector).
+// (covers_point(dx, dy, r^2)): rgb = (1-a)*rgb + a*c, alpha accumulates. Returns whether it
+// covered; the alpha it blended with goes to *used_alpha when given (the pixel inspector).
+// A channel is fmaf(1 - a, rgb, a*c): one rounding for the product and the sum, which is what a
+// GPU kernel does with the colour premultiplied once (a*c rounded) and one FMA a blend, so the
+// fast kernels draw this picture to the bit.
 CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, float cy, float cz,
                              float rad, float cr, float cg, float cb, float ca, Float4* dst,
                              float* used_alpha = nullptr) {
@@ -104,13 +139,13 @@ CIRCLES_HD bool blend_circle(Shading shading, float px, float py, float cx, floa
     const float nd = sqrtf(coverage_d2(dx, dy)) / rad;
     snow_ramp(nd, &r, &g, &b);
     const float max_alpha = ca * clampf(.6f + .4f * (1.f - cz), 0.f, 1.f);
-    a = max_alpha * expf(-4.f * nd * nd);
+    a = max_alpha * exp_portable(-4.f * nd * nd);
   }
   if (used_alpha) *used_alpha = a;
   const float keep = 1.f - a;
-  dst->x = a * r + keep * dst->x;
-  dst->y = a * g + keep * dst->y;
-  dst->z = a * b + keep * dst->z;
+  dst->x = fmaf(keep, dst->x, a * r);
+  dst->y = fmaf(keep, dst->y, a * g);
+  dst->z = fmaf(keep, dst->z, a * b);
   dst->w = dst->w + a;
   return true;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/image.h"
+#include "render/modes.h"
 #include "render/progress.h"
 #include "render/scene.h"
 
@@ -24,10 +25,10 @@ struct RendererSettings {
   // a pixel once the circles under it can no longer move any 8-bit channel; the 8-bit picture is
   // cpu-ref's within one step per channel (docs/ARCHITECTURE.md says exactly what it guarantees).
   bool early_exit = false;
-  // Exact frames keep every colour channel in float (renderers whose registry entry says they may
-  // otherwise use half precision: cuda-tile-binned's eight-pixel walk, within 2^-10 of cpu-ref;
-  // with this, its flat frames agree with cpu-ref to float rounding).
-  bool float_colour = false;
+  // Half-precision colour (renderers whose registry entry says so: cuda-tile-binned's
+  // eight-pixel walk): R, G and B within 2^-10 of cpu-ref's floats (render/modes.h), where the
+  // scene allows it; without it every frame is exact, cpu-ref's floats to the bit.
+  bool half_colour = false;
 };
 
 // What a frame cost in work, counted on the device when asked (Renderer::count_work).
@@ -106,6 +107,9 @@ class Renderer {
   // How the last frame was drawn and why (a renderer with strategies: "direct: ..." or
   // "binned: ..."); "" for one way only.
   virtual std::string plan() const { return ""; }
+  // The mode the last frame was drawn in (render/modes.h: what it promises against cpu-ref):
+  // exact unless the renderer took a fast mode that was asked for and that the scene allows.
+  virtual Mode mode() const { return Mode::Exact; }
   // count_work(true): from the next render() on, the renderer counts its work (a little slower);
   // work() returns the last rendered frame's counts (waits), false where not supported.
   virtual bool count_work(bool /*on*/) { return false; }

@@ -50,10 +50,9 @@ sanitize_binned() {
   : > "$runs"
   for tool in memcheck racecheck synccheck; do
     for scene in "$@"; do
-      for mode in "" --float-colour --early-exit; do
-        # --float-colour: the eight-pixel walk's float build, which only rand1M takes here (its
-        # default frames blend in half precision).
-        [ "$mode" = --float-colour ] && [ "$scene" != rand1M ] && continue
+      for mode in "" --half-colour --early-exit; do
+        # --half-colour: the eight-pixel walk's half-precision build, which only rand1M takes here.
+        [ "$mode" = --half-colour ] && [ "$scene" != rand1M ] && continue
         f=$frames; [ "$scene" = snow ] && f=0:3
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
           $mode -s 257x193 --frames "$f" -o /tmp/san.png > /tmp/san.log 2>&1
@@ -106,16 +105,16 @@ for step in "${steps[@]}"; do
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     fast)
-      echo "== cuda-tile-binned, every mode (exact, exact with float colour, early exit), both tiles, every scene at 1024x1024; stress10M at 3840x2160"
-      "$BIN/circles" bench -s 1024x1024 --renderers cuda-tile-binned --modes exact,exact-float,early-exit \
+      echo "== cuda-tile-binned, every mode (exact, half colour, early exit), both tiles, every scene at 1024x1024; stress10M at 3840x2160"
+      "$BIN/circles" bench -s 1024x1024 --renderers cuda-tile-binned --modes exact,half-colour,early-exit \
         --repeat 20 --warmup 3 --max-seconds 2 --json "$OUT/bench_fast.json" 2>&1 | tee "$OUT/bench_fast.log"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-      "$BIN/circles" bench --scenes stress10M -s 3840x2160 --renderers cuda-tile-binned --modes exact,exact-float,early-exit \
+      "$BIN/circles" bench --scenes stress10M -s 3840x2160 --renderers cuda-tile-binned --modes exact,half-colour,early-exit \
         --repeat 5 --warmup 1 --max-seconds 20 --json "$OUT/bench_stress4k.json" 2>&1 | tee "$OUT/bench_stress4k.log"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     fast-sanitize)
-      echo "== compute-sanitizer on cuda-tile-binned: rand10k, rand1M, micro2M, snow; exact and early exit; rand1M with --float-colour"
+      echo "== compute-sanitizer on cuda-tile-binned: rand10k, rand1M, micro2M, snow; exact and early exit; rand1M with --half-colour"
       sanitize_binned sanitizer_fast.log 0 rand10k rand1M micro2M snow
       ;;
     direct-sanitize)

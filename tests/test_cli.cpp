@@ -19,9 +19,11 @@
 #include "app/lab_registry.h"
 #include "app/registry.h"
 #include "render/builtin_scenes.h"
+#include "render/compare.h"
 #include "render/output_file.h"
 #include "render/png.h"
 #include "render/units.h"
+#include "scoped_env.h"
 #include "test_util.h"
 
 namespace circles {
@@ -474,7 +476,7 @@ TEST_F(CliTest, ABuiltinNameThatIsAlsoAFileHereSaysWhichWasUsed) {
 TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
   test::save_first_circles("rand10k", 5000, path("big.scene"));
   test::save_first_circles("rand10k", 3000, path("small.scene"));
-  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "100", 1);
+  const test::ScopedEnv limit("CIRCLES_MEMORY_LIMIT_MB", "100");
   std::string builtin_error;
   try {
     load_scene_within_memory("rand1M", 1, "view");
@@ -482,7 +484,7 @@ TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
     builtin_error = e.what();
   }
   const std::size_t rgb = load_scene_within_memory("rgb", 1, "view").circles.size();
-  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "1", 1);
+  limit.set("1");
   std::string file_error;
   try {
     load_scene_within_memory(path("big.scene"), 1, "view");
@@ -490,7 +492,6 @@ TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
     file_error = e.what();
   }
   const std::size_t fits = load_scene_within_memory(path("small.scene"), 1, "view").circles.size();
-  ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
   EXPECT_EQ(builtin_error, "scene rand1M (1000000 circles) needs about 239 MiB of memory; 100 MiB are available "
                            "(a run takes at most 90%)");
   EXPECT_EQ(rgb, make_builtin_scene("rgb").circles.size());
@@ -502,7 +503,7 @@ TEST_F(CliTest, ScenesAreLoadedWithinTheHostsMemory) {
 TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
   EXPECT_DOUBLE_EQ(render_memory_bytes(1000, 10), 40 * 1000 + 250 * 10);
   EXPECT_GT(available_memory_bytes(), 0);
-  ::setenv("CIRCLES_MEMORY_LIMIT_MB", "100", 1);
+  const test::ScopedEnv limit("CIRCLES_MEMORY_LIMIT_MB", "100");
   EXPECT_NEAR(available_memory_bytes(), 100.0 * 1048576, 1.0);
   ::testing::internal::CaptureStderr();
   const int big = cli({"render", "rgb", "-s", "2048x2048", "-o", path("big.png")});  // ~160 MiB
@@ -521,7 +522,6 @@ TEST_F(CliTest, MemoryIsEstimatedAndRefusedBeforeTheWork) {
   const int bench_small = cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "-s", "64x64", "--repeat", "1",
                                "--warmup", "0", "--json", path("small.json")});
   const std::string err = ::testing::internal::GetCapturedStderr();
-  ::unsetenv("CIRCLES_MEMORY_LIMIT_MB");
   EXPECT_EQ(big, 1);
   EXPECT_EQ(check, 1);
   EXPECT_EQ(small, 0);
@@ -718,36 +718,49 @@ TEST_F(CliTest, EarlyExitAndModes) {
   EXPECT_NE(list.find("rand1M         binned  1000000 circles x 1024 tiles"), std::string::npos) << list;
 }
 
-// --float-colour: accepted for every renderer (those whose colour is always float keep its
-// promise already, and say nothing of it); bench's exact-float mode times a renderer whose colour
-// is always float once, beside exact, and the JSON says which frames kept float colour.
-TEST_F(CliTest, FloatColour) {
-  EXPECT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "--float-colour", "-s", "8x8", "-o", path("f.png")}), 0);
-  EXPECT_TRUE(fs::exists(path("f.png")));
+// --half-colour: a mode of the renderers that have one (cuda-tile-binned); any other refuses it as
+// a command-line mistake, as --early-exit. In bench's --modes list, a renderer without half colour
+// is timed in the other modes only, and the JSON says whether half colour was asked for.
+TEST_F(CliTest, HalfColour) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "--half-colour", "-s", "8x8", "-o", path("h.png")}), 2);
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-ref", "--half-colour"}), 2);
+  // exact-float is no mode (any more than an unknown word is).
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-mt", "--modes", "exact,exact-float"}), 2);
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "--renderers", "cpu-mt", "--modes", "exact,floats"}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("renderer 'cpu-ref' has no half-colour mode (renderers with one: cuda-tile-binned)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("not 'exact-float'"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("h.png")));
   ::testing::internal::CaptureStdout();
-  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref", "--modes", "exact,exact-float",
-                 "--repeat", "1", "--warmup", "0", "--json", path("f.json")}),
+  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref", "--modes", "exact,half-colour",
+                 "--repeat", "1", "--warmup", "0", "--json", path("h.json")}),
             0);
   const std::string out = ::testing::internal::GetCapturedStdout();
-  const std::string json = slurp(path("f.json"));
-  EXPECT_EQ(nlohmann::json::parse(json).size(), 1u) << json;  // cpu-ref once: its colour is float
-  EXPECT_NE(json.find("\"float_colour\": false"), std::string::npos) << json;
-  EXPECT_EQ(out.find("/float"), std::string::npos) << out;
-  // --float-colour with exact and exact-float: the same mode twice, timed once.
-  EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "16x16", "--renderers", "cpu-ref", "--modes", "exact,exact-float",
-                 "--float-colour", "--repeat", "1", "--warmup", "0", "--json", path("g.json")}),
-            0);
-  EXPECT_EQ(nlohmann::json::parse(slurp(path("g.json"))).size(), 1u);
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("h.json")));
+  ASSERT_EQ(j.size(), 1u) << j;  // cpu-ref in exact mode only
+  EXPECT_EQ(j[0]["mode"], "exact") << j;
+  EXPECT_EQ(j[0]["half_colour"], false) << j;
+  EXPECT_FALSE(j[0].contains("float_colour")) << j;
+  EXPECT_EQ(out.find("/half"), std::string::npos) << out;
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"list"}), 0);
   const std::string list = ::testing::internal::GetCapturedStdout();
-  EXPECT_NE(list.find("--float-colour"), std::string::npos) << list;
+  const std::size_t binned = list.find("\n  cuda-tile-binned ");
+  ASSERT_NE(binned, std::string::npos) << list;
+  // The option's own line (the description names it too), under cuda-tile-binned and no other.
+  const std::string option_line = "\n" + std::string(19, ' ') + "--half-colour\n";
+  EXPECT_NE(list.find(option_line, binned), std::string::npos) << list;
+  EXPECT_EQ(list.find(option_line), list.find(option_line, binned)) << list;
+  EXPECT_EQ(list.find("--float-colour"), std::string::npos) << list;
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"render", "--help"}), 0);
   const std::string help = ::testing::internal::GetCapturedStdout();
-  EXPECT_NE(help.find("--float-colour"), std::string::npos) << help;
+  EXPECT_NE(help.find("--half-colour"), std::string::npos) << help;
   EXPECT_NE(help.find("within 2^-10 of cpu-ref"), std::string::npos) << help;
+  EXPECT_EQ(help.find("--float-colour"), std::string::npos) << help;
 }
 
 // --frames names animation frames wherever it appears; bench's count of timed frames is --repeat,
@@ -819,6 +832,106 @@ TEST_F(CliTest, CheckFrameFailsAndWritesTheDifference) {
       EXPECT_EQ(p.z, 0.f) << i << "," << j;
     }
   EXPECT_TRUE(fs::exists(path("size.png")));
+}
+
+// --exact-bytes: a frame within the tolerance whose 8-bit values differ passes without it and
+// fails with it, the difference image written.
+TEST_F(CliTest, CheckFrameExactBytesFailsOnAByteWithinTheTolerance) {
+  Image ref(3, 2), test(3, 2);
+  for (Image* img : {&ref, &test})
+    for (Float4& p : img->pixels) p = Float4{100.f / 255.f, .5f, .75f, 1.f};
+  test.at(1, 0).x = 101.f / 255.f;  // 0.0039 more: one 8-bit step, within a tolerance of 0.01
+  ::testing::internal::CaptureStdout();
+  const bool loose = check_frame(ref, test, .01f, "loose", path("loose.png"));
+  const bool exact = check_frame(ref, test, .01f, "bytes", path("bytes.png"), true);
+  const bool same = check_frame(ref, ref, 0.f, "same", path("same.png"), true);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(loose) << out;
+  EXPECT_FALSE(exact) << out;
+  EXPECT_TRUE(same) << out;
+  EXPECT_NE(out.find("loose vs cpu-ref: PASS"), std::string::npos) << out;
+  EXPECT_NE(out.find("bytes vs cpu-ref: FAIL"), std::string::npos) << out;
+  EXPECT_NE(out.find("0 of 6 pixels over tolerance; floats: 1 of 24 values differ; "
+                     "8-bit: 1 values differ, by up to 1 step;"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(path("loose.png")));
+  EXPECT_FALSE(fs::exists(path("same.png")));
+  ASSERT_TRUE(fs::exists(path("bytes.png")));
+  const Image diff = read_png(path("bytes.png"));
+  ASSERT_EQ(diff.width, 3);
+  ASSERT_EQ(diff.height, 2);
+  EXPECT_GT(diff.at(1, 0).x, 0.f);
+  EXPECT_EQ(diff.at(0, 0).x, 0.f);
+}
+
+// compare_images on the floats as rendered, never clamped to [0, 1]: a colour above 1 that
+// differs is a difference (relative to the reference's value) even where both show as 255, and
+// the 8-bit counts are those of the values a PNG holds.
+TEST(CompareImages, DifferencesAreOfTheFloatsUnclamped) {
+  Image ref(2, 1), test(2, 1);
+  ref.at(0, 0) = test.at(0, 0) = Float4{.25f, .5f, .75f, 1.f};
+  ref.at(1, 0) = Float4{1.5f, .5f, .75f, 1.f};
+  test.at(1, 0) = Float4{1.f, .5f, .75f, 1.f};
+  Comparison c = compare_images(ref, test, 2e-3f);
+  EXPECT_EQ(c.max_abs[0], .5f);
+  EXPECT_EQ(c.max_scaled[0], .5f / 1.5f);  // relative above 1
+  for (int ch = 1; ch < 4; ++ch) EXPECT_EQ(c.max_abs[ch], 0.f) << ch;
+  EXPECT_EQ(c.over_tolerance, 1);
+  EXPECT_FALSE(c.passed());
+  EXPECT_EQ(c.floats_differ, 1);
+  EXPECT_EQ(c.bytes_differ, 0);  // both 255 in a PNG
+  EXPECT_EQ(c.max_steps, 0);
+  EXPECT_TRUE(c.same_bytes());
+  // A tolerance of a third lets it pass: the relative difference is what it bounds.
+  EXPECT_TRUE(compare_images(ref, test, .34f).passed());
+  // Alpha sums above 1 likewise: 3 against 2.5 is 1/6 relative.
+  ref.at(1, 0) = test.at(1, 0) = Float4{.5f, .5f, .5f, 3.f};
+  test.at(1, 0).w = 2.5f;
+  c = compare_images(ref, test, 0.f);
+  EXPECT_EQ(c.max_abs[3], .5f);
+  EXPECT_EQ(c.max_scaled[3], .5f / 3.f);
+  EXPECT_EQ(c.bytes_differ, 0);
+  // One 8-bit step within [0, 1]: one value differs, by one step.
+  ref.at(1, 0) = test.at(1, 0) = Float4{100.f / 255.f, .5f, .75f, 1.f};
+  test.at(1, 0).x = 101.f / 255.f;
+  c = compare_images(ref, test, 2e-3f);
+  EXPECT_EQ(c.bytes_differ, 1);
+  EXPECT_EQ(c.max_steps, 1);
+  EXPECT_FALSE(c.same_bytes());
+  EXPECT_EQ(c.over_tolerance, 1);  // 1/255 is over 2e-3
+  EXPECT_NEAR(c.max_abs[0], 1.f / 255.f, 1e-7f);
+}
+
+// ScopedEnv puts back what was there, set or unset, however its scope is left.
+TEST(ScopedEnv, RestoresTheVariableWhenTheScopeEnds) {
+  const char* name = "CIRCLES_TEST_SCOPED_ENV";
+  const auto value = [&]() -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "(unset)";
+  };
+  {
+    const test::ScopedEnv unset(name);
+    EXPECT_EQ(value(), "(unset)");
+    {
+      const test::ScopedEnv outer(name, "outer");
+      EXPECT_EQ(value(), "outer");
+      try {
+        const test::ScopedEnv inner(name, "inner");
+        inner.set("changed");
+        EXPECT_EQ(value(), "changed");
+        throw std::runtime_error("left early");
+      } catch (const std::runtime_error&) {
+      }
+      EXPECT_EQ(value(), "outer");
+      {
+        const test::ScopedEnv removed(name);
+        EXPECT_EQ(value(), "(unset)");
+      }
+      EXPECT_EQ(value(), "outer");
+    }
+    EXPECT_EQ(value(), "(unset)");
+  }
 }
 
 TEST_F(CliTest, SavedSceneRendersLikeTheBuiltin) {

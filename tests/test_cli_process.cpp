@@ -1,5 +1,6 @@
 // The command line as a separate process: what depends on the process itself (whether stderr is
-// a terminal, signals). The binary is the `circles` built beside these tests (CIRCLES_BIN).
+// a terminal, signals, exit codes). The binary is $CIRCLES_BIN, else a `circles` next to this
+// test executable (binaries copied together to another machine), else the one this build made.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,11 +9,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "render/png.h"
 #include "test_util.h"
 
 extern char** environ;
@@ -21,6 +25,14 @@ namespace circles {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string circles_bin() {
+  if (const char* env = std::getenv("CIRCLES_BIN"); env && *env) return fs::absolute(env).string();
+  std::error_code ec;
+  const fs::path sibling = fs::read_symlink("/proc/self/exe", ec).parent_path() / "circles";
+  if (!ec && fs::exists(sibling)) return sibling.string();
+  return CIRCLES_BIN;
+}
 
 class CliProcess : public ::testing::Test {
  protected:
@@ -43,7 +55,7 @@ class CliProcess : public ::testing::Test {
       for (const std::string& mine : env) replaced = replaced || mine.rfind(key, 0) == 0;
       if (!replaced) envs.push_back(kv);
     }
-    std::vector<std::string> argv_s = {CIRCLES_BIN};
+    std::vector<std::string> argv_s = {circles_bin()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv, envp;
     for (std::string& a : argv_s) argv.push_back(a.data());
@@ -70,6 +82,12 @@ class CliProcess : public ::testing::Test {
     posix_spawnattr_destroy(&attr);
     EXPECT_EQ(rc, 0) << "cannot start " << argv_s[0];
     return rc == 0 ? pid : -1;
+  }
+
+  // Runs `circles args...` to its end: its exit code, or -1 when it did not exit (a signal).
+  int run(const std::vector<std::string>& args) {
+    const int status = wait_for(start(args, {}));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
   static int wait_for(pid_t pid) {
@@ -124,6 +142,96 @@ TEST_F(CliProcess, CtrlCDuringAWriteLeavesNoFile) {
   const int status = wait_for(pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
   EXPECT_TRUE(fs::is_empty(path("out"))) << "left: " << fs::directory_iterator(path("out"))->path();
+}
+
+// `circles check` as a shell sees it, where it passes: exit 0 and no difference image, with
+// --tolerance 0 and --exact-bytes too (cpu-mt draws cpu-ref's floats to the bit); exit 2 for a
+// command-line mistake. Its exit 1 needs a renderer that differs from cpu-ref, which no CPU
+// renderer does: see CheckFailsWithExitOneAndWritesTheDifference (a GPU) and, in-process,
+// CliTest.CheckFrame* (tests/test_cli.cpp).
+TEST_F(CliProcess, CheckPassesWithExitZeroAndWritesNoDifference) {
+  const std::string scene = "rand10k";
+  EXPECT_EQ(run({"check", scene, "-r", "cpu-mt", "-s", "61x47", "--diff", path("d.png")}), 0)
+      << test::slurp(path("err.log"));
+  std::string out = test::slurp(path("out.log"));
+  EXPECT_NE(out.find("rand10k frame 0 61x47 cpu-mt vs cpu-ref: PASS"), std::string::npos) << out;
+  EXPECT_EQ(run({"check", scene, "-r", "cpu-mt", "-s", "61x47", "--tolerance", "0", "--exact-bytes", "--diff",
+                 path("d.png")}),
+            0)
+      << test::slurp(path("err.log"));
+  out = test::slurp(path("out.log"));
+  EXPECT_NE(out.find("vs cpu-ref: PASS"), std::string::npos) << out;
+  EXPECT_NE(out.find("0 of 2867 pixels over tolerance; floats: 0 of 11468 values differ; 8-bit: 0 values differ"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(path("d.png")));
+  // Command-line mistakes: exit 2, before any work.
+  EXPECT_EQ(run({"check", "rgb", "-r", "cpu-mt", "--tolerance", "2", "--diff", path("d.png")}), 2);
+  EXPECT_EQ(run({"check", "rgb", "-r", "cpu-mt", "--diff", path("no/such/dir/d.png")}), 2);
+  EXPECT_NE(test::slurp(path("err.log")).find("does not exist"), std::string::npos) << test::slurp(path("err.log"));
+  EXPECT_FALSE(fs::exists(path("d.png")));
+}
+
+// `circles check`'s exit 1, as a process: cuda-tile-binned's half colour (rand1M at 257x193,
+// tile 32: the eight-pixel walk, R, G and B within 2^-10 of cpu-ref's and not its floats) keeps
+// its mode's promise (exit 0) but fails --tolerance 0 (exit 1, the difference image written),
+// and its 8-bit values that differ fail --exact-bytes within the tolerance (exit 1). Needs a GPU:
+// skipped without one, failed instead with CIRCLES_REQUIRE_GPU=1.
+TEST_F(CliProcess, CheckFailsWithExitOneAndWritesTheDifference) {
+  // Whether the binary under test can run cuda-tile-binned, as its `circles list` says.
+  ASSERT_EQ(run({"list"}), 0);
+  const std::string list = test::slurp(path("out.log"));
+  const std::size_t at = list.find("\n  cuda-tile-binned ");
+  ASSERT_NE(at, std::string::npos) << list;
+  // Its block: the lines after its name that are indented under it.
+  std::string why;
+  for (std::size_t line = list.find('\n', at + 1); line != std::string::npos && why.empty();
+       line = list.find('\n', line + 1)) {
+    const std::string text = list.substr(line + 1, list.find('\n', line + 1) - line - 1);
+    if (text.rfind(std::string(19, ' '), 0) != 0) break;
+    if (text.find("UNAVAILABLE: ") != std::string::npos) why = text.substr(text.find("UNAVAILABLE: "));
+  }
+  if (!why.empty()) {
+    const char* require = std::getenv("CIRCLES_REQUIRE_GPU");
+    if (require && std::string(require) == "1") FAIL() << "CIRCLES_REQUIRE_GPU=1, but cuda-tile-binned is " << why;
+    GTEST_SKIP() << "cuda-tile-binned: " << why;
+  }
+  const std::vector<std::string> half = {"check", "rand1M", "-r", "cuda-tile-binned", "--half-colour",
+                                         "--tile-size", "32", "-s", "257x193"};
+  const auto with = [&](std::vector<std::string> more, const std::string& diff) {
+    std::vector<std::string> args = half;
+    args.insert(args.end(), more.begin(), more.end());
+    args.insert(args.end(), {"--diff", path(diff)});
+    return args;
+  };
+  // The mode's promise: passes.
+  EXPECT_EQ(run(with({}, "promise.png")), 0) << test::slurp(path("out.log")) << test::slurp(path("err.log"));
+  std::string out = test::slurp(path("out.log"));
+  EXPECT_NE(out.find("PASS (half colour mode"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(path("promise.png")));
+  // --tolerance 0: fails, exit 1, and the difference image is written, bright somewhere.
+  EXPECT_EQ(run(with({"--tolerance", "0"}, "zero.png")), 1) << test::slurp(path("err.log"));
+  out = test::slurp(path("out.log"));
+  EXPECT_NE(out.find("vs cpu-ref: FAIL"), std::string::npos) << out;
+  EXPECT_NE(out.find("difference (x16) written to " + path("zero.png")), std::string::npos) << out;
+  ASSERT_TRUE(fs::exists(path("zero.png"))) << out;
+  const Image diff = read_png(path("zero.png"));
+  EXPECT_EQ(diff.width, 257);
+  EXPECT_EQ(diff.height, 193);
+  bool bright = false;
+  for (const Float4& p : diff.pixels) bright = bright || p.x > 0.f || p.y > 0.f || p.z > 0.f;
+  EXPECT_TRUE(bright);
+  // Within a tolerance of 2^-9 it passes, though some 8-bit values differ; --exact-bytes fails it.
+  EXPECT_EQ(run(with({"--tolerance", "0.002"}, "loose.png")), 0) << test::slurp(path("out.log"));
+  out = test::slurp(path("out.log"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("8-bit: ([0-9]+) values differ"))) << out;
+  EXPECT_GT(std::stoll(m[1].str()), 0) << "no 8-bit value differs, so --exact-bytes proves nothing: " << out;
+  EXPECT_FALSE(fs::exists(path("loose.png")));
+  EXPECT_EQ(run(with({"--tolerance", "0.002", "--exact-bytes"}, "bytes.png")), 1) << test::slurp(path("out.log"));
+  out = test::slurp(path("out.log"));
+  EXPECT_NE(out.find("FAIL (--exact-bytes)"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(path("bytes.png")));
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+#include "render/modes.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "render/raster.h"
+
+namespace circles {
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::Exact: return "exact";
+    case Mode::HalfColour: return "half colour";
+    case Mode::EarlyExit: return "early exit";
+  }
+  return "?";
+}
+
+const char* mode_promise(Mode m) {
+  switch (m) {
+    case Mode::Exact: return "cpu-ref's floats to the bit, so its PNG bytes";
+    case Mode::HalfColour: return "R, G and B within 2^-10 of cpu-ref's floats; exact where the scene does not allow it";
+    case Mode::EarlyExit: return "every 8-bit value within one step of cpu-ref's; exact where the scene does not allow it";
+  }
+  return "?";
+}
+
+namespace {
+
+bool in_unit(float v) { return v >= 0.f && v <= 1.f; }  // false for NaN
+bool rgb_in_unit(const Float4& c) { return in_unit(c.x) && in_unit(c.y) && in_unit(c.z); }
+bool background_in_unit(const Background& bg) {
+  return rgb_in_unit(bg.top) && (bg.kind != Background::Kind::Gradient || rgb_in_unit(bg.bottom));
+}
+
+}  // namespace
+
+std::string half_colour_refusal(const Scene& scene) {
+  char buf[160];
+  if (scene.shading != Shading::Flat) return "snow shading";
+  if (!background_in_unit(scene.background)) return "the background's colour is outside [0, 1]";
+  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
+    const Circle& c = scene.circles[k];
+    if (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b)) {
+      std::snprintf(buf, sizeof buf, "circle %zu's colour is outside [0, 1]", k);
+      return buf;
+    }
+    const float sixteenths = c.a * 16.f;  // exact: a power of two
+    if (!(sixteenths >= 8.f && sixteenths <= 16.f) || sixteenths != std::floor(sixteenths)) {
+      std::snprintf(buf, sizeof buf, "circle %zu's alpha %.9g is not a multiple of 1/16 from 1/2 to 1", k,
+                    static_cast<double>(c.a));
+      return buf;
+    }
+  }
+  return "";
+}
+
+std::string early_exit_refusal(const Scene& scene) {
+  char buf[200];
+  if (!background_in_unit(scene.background) || !in_unit(scene.background.top.w) ||
+      (scene.background.kind == Background::Kind::Gradient && !in_unit(scene.background.bottom.w)))
+    return "the background is outside [0, 1]";
+  std::size_t faint = 0, first_faint = 0;
+  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
+    const Circle& c = scene.circles[k];
+    // Snow's colour comes from its ramp (every stop in [0, 1]); its alpha, per pixel, is at least
+    // a * depth factor * e^-4.1 (the falloff at the rim, nd up to a little over 1).
+    if (scene.shading == Shading::Flat && (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b))) {
+      std::snprintf(buf, sizeof buf, "circle %zu's colour is above 1", k);
+      return buf;
+    }
+    if (!in_unit(c.a)) {
+      std::snprintf(buf, sizeof buf, "circle %zu's alpha is outside [0, 1]", k);
+      return buf;
+    }
+    float least = c.a;
+    if (scene.shading == Shading::Snow) least = c.a * clampf(.6f + .4f * (1.f - c.z), 0.f, 1.f) * 0.0165f;
+    if (least > 0.f && least < kEarlyExitMinAlpha && faint++ == 0) first_faint = k;
+  }
+  if (faint > kEarlyExitMaxFaint) {
+    std::snprintf(buf, sizeof buf, "%zu circles (the first: %zu) blend with an alpha between 0 and 1/%.0f, over %zu",
+                  faint, first_faint, 1.0 / kEarlyExitMinAlpha, kEarlyExitMaxFaint);
+    return buf;
+  }
+  return "";
+}
+
+std::string promise_broken(Mode mode, const Image& reference, const Image& test) {
+  char buf[320];
+  if (reference.width != test.width || reference.height != test.height) {
+    std::snprintf(buf, sizeof buf, "the images differ in size: %dx%d against cpu-ref's %dx%d", test.width, test.height,
+                  reference.width, reference.height);
+    return buf;
+  }
+  static const char* const kChannel[4] = {"R", "G", "B", "A"};
+  for (std::size_t k = 0; k < reference.pixels.size(); ++k) {
+    const Float4& a = reference.pixels[k];
+    const Float4& b = test.pixels[k];
+    const float ra[4] = {a.x, a.y, a.z, a.w}, rb[4] = {b.x, b.y, b.z, b.w};
+    for (int ch = 0; ch < 4; ++ch) {
+      const int i = static_cast<int>(k % static_cast<std::size_t>(reference.width));
+      const int j = static_cast<int>(k / static_cast<std::size_t>(reference.width));
+      const int steps = std::abs(static_cast<int>(to_byte(ra[ch])) - static_cast<int>(to_byte(rb[ch])));
+      const bool same_bits = std::memcmp(&ra[ch], &rb[ch], sizeof(float)) == 0;
+      const char* broken = nullptr;
+      if (mode == Mode::Exact && !same_bits) broken = "differs from cpu-ref's float";
+      if (mode == Mode::EarlyExit && steps > 1) broken = "is more than one 8-bit step from cpu-ref's";
+      if (mode == Mode::HalfColour) {
+        if (ch < 3 && !(std::fabs(ra[ch] - rb[ch]) <= kHalfColourBound)) broken = "is more than 2^-10 from cpu-ref's";
+        // Alpha is summed in float after each batch: exact while the sums of sixteenths fit a
+        // float's 24 bits (a pixel under fewer than 2^20 / 16 ... circles), within the bound past that.
+        if (ch == 3 && !(std::fabs(ra[ch] - rb[ch]) <= kHalfColourBound * std::fmax(1.f, std::fabs(ra[ch]))))
+          broken = "(alpha) is more than 2^-10 (relative) from cpu-ref's";
+      }
+      if (broken) {
+        std::snprintf(buf, sizeof buf, "%s: pixel (%d, %d) %s %.9g %s %.9g (8-bit %d against %d)", mode_name(mode), i, j,
+                      kChannel[ch], static_cast<double>(rb[ch]), broken, static_cast<double>(ra[ch]), to_byte(rb[ch]),
+                      to_byte(ra[ch]));
+        return buf;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace circles

@@ -1,0 +1,41 @@
+// The drawing modes and what each promises against cpu-ref, the picture's definition:
+//   exact        cpu-ref's floats to the bit, so its 8-bit bytes (every renderer's default);
+//   half colour  R, G and B within 2^-10 of cpu-ref's, alpha exact (cuda-tile-binned's
+//                --half-colour, on frames its eight-pixel walk draws);
+//   early exit   every 8-bit value within one step of cpu-ref's (cuda-tile-binned's --early-exit).
+// A renderer takes a fast mode only where the scene lets it keep that promise; elsewhere it draws
+// the frame exact and its plan says why. The refusals below are those rules, plain host C++.
+#pragma once
+#include <string>
+
+#include "render/image.h"
+#include "render/scene.h"
+
+namespace circles {
+
+enum class Mode { Exact, HalfColour, EarlyExit };
+const char* mode_name(Mode m);     // "exact", "half colour", "early exit"
+const char* mode_promise(Mode m);  // one line: what the mode guarantees against cpu-ref
+
+// Half colour's bound per colour channel, in float.
+constexpr float kHalfColourBound = 1.f / 1024.f;
+// Early exit: the alphas its bound allows without counting them (0, or at least this), and how
+// many circles of a scene may have a smaller alpha above 0.
+constexpr float kEarlyExitMinAlpha = 1.f / 256.f;
+constexpr std::size_t kEarlyExitMaxFaint = 4096;
+
+// Why half-precision colour cannot keep its bound on this scene (snow shading; a colour or the
+// background outside [0, 1]; an alpha that is not a multiple of 1/16 from 1/2 to 1), or "".
+std::string half_colour_refusal(const Scene& scene);
+// Why early exit cannot keep its bound on this scene, or "". Its front-to-back sums round
+// differently from cpu-ref's back-to-front ones; the difference stays far under an 8-bit step
+// only where every value blended lies in [0, 1] (a colour above 1 lets a circle's rounding
+// reach past its transmittance) and the rounding of faint circles is damped (alphas of 0 or at
+// least kEarlyExitMinAlpha, and at most kEarlyExitMaxFaint others). docs/ARCHITECTURE.md derives it.
+std::string early_exit_refusal(const Scene& scene);
+
+// Whether `test` keeps `mode`'s promise against `reference` (cpu-ref's image of the same frame):
+// "" when it does, else what broke, with the first pixel and channel where it did.
+std::string promise_broken(Mode mode, const Image& reference, const Image& test);
+
+}  // namespace circles
