@@ -330,6 +330,11 @@ int cmd_list() {
     if (r.half_colour) std::printf("  %-16s --half-colour\n", "");
     if (!why.empty()) std::printf("  %-16s UNAVAILABLE: %s\n", "", why.c_str());
   }
+  std::printf("\nModes, and what each promises against cpu-ref (a fast mode is taken only where the scene lets it "
+              "keep its promise; the plan says when it is not):\n");
+  std::printf("  %-12s %-14s %s\n", "exact", "(default)", mode_promise(Mode::Exact));
+  std::printf("  %-12s %-14s %s\n", "half colour", "--half-colour", mode_promise(Mode::HalfColour));
+  std::printf("  %-12s %-14s %s\n", "early exit", "--early-exit", mode_promise(Mode::EarlyExit));
   // cuda-tile-binned picks its strategy per frame from the circles and tiles; at the built-in
   // scenes' size and its default tile, this is what it picks and why.
   const RendererInfo* binned = find_renderer("cuda-tile-binned");

@@ -20,6 +20,7 @@
 #include "app/registry.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
+#include "render/modes.h"
 #include "render/output_file.h"
 #include "render/png.h"
 #include "render/units.h"
@@ -755,6 +756,12 @@ TEST_F(CliTest, HalfColour) {
   EXPECT_NE(list.find(option_line, binned), std::string::npos) << list;
   EXPECT_EQ(list.find(option_line), list.find(option_line, binned)) << list;
   EXPECT_EQ(list.find("--float-colour"), std::string::npos) << list;
+  // Each mode with what it promises.
+  for (Mode m : {Mode::Exact, Mode::HalfColour, Mode::EarlyExit})
+    EXPECT_NE(list.find(std::string(mode_name(m)) + " "), std::string::npos) << list;
+  EXPECT_NE(list.find("exact        (default)      cpu-ref's floats to the bit, so its PNG bytes"), std::string::npos)
+      << list;
+  EXPECT_NE(list.find("--early-exit   every 8-bit value within one step of cpu-ref's"), std::string::npos) << list;
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"render", "--help"}), 0);
   const std::string help = ::testing::internal::GetCapturedStdout();
