@@ -112,6 +112,7 @@ int run_bench(const BenchOptions& opt) {
       for (RendererSettings s : list) {
         s.early_exit = early;
         s.half_colour = mode.half;
+        s.binned = opt.settings.binned;  // cuda-tile-binned's forced choices (others refuse them)
         RendererSettings r;
         try {
           r = resolve_settings(*info, s);

@@ -242,6 +242,38 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
                 "for " + half + ": blend R, G and B in half precision where deep flat scenes allow it (faster; "
                 "within 2^-10 of cpu-ref instead of its exact bits; the frame's plan, in bench and the viewer, "
                 "says which frames do)");
+  // cuda-tile-binned's own choices, forced: for tests and experiments (each default lets it choose
+  // per frame; the plan says what it chose).
+  const std::string group = "cuda-tile-binned's choices, forced (tests, experiments)";
+  cmd->add_option_function<std::string>(
+         "--binned-strategy",
+         [s](const std::string& v) {
+           s->binned.strategy = v == "direct" ? BinnedChoices::Strategy::Direct : BinnedChoices::Strategy::Binned;
+         },
+         "direct|binned: walk every circle in every tile, or bin the circles into tiles first")
+      ->check(CLI::IsMember({"direct", "binned"}))
+      ->group(group);
+  cmd->add_option("--binned-max-pairs", s->binned.max_pairs,
+                  "a chunk's budget of circle-tile pairs (1: a chunk per tile's worth of pairs)")
+      ->check(CLI::Range(1ull, 1ull << 40))
+      ->group(group);
+  cmd->add_option("--binned-rows", s->binned.rows, "2|4: pixels a lane of exact frames at tile 32")->group(group);
+  cmd->add_flag("--binned-force-early", s->binned.force_early,
+                "with --early-exit: take it where the scene would hardly settle (never where its bound fails)")
+      ->group(group);
+  cmd->add_flag("--binned-sort", s->binned.sort, "bin by CUB's radix sort even where counting fits")->group(group);
+  cmd->add_option("--binned-block", s->binned.block,
+                  "bin by counting in blocks of this many circles (32..1024, rounded down to a power of two)")
+      ->group(group);
+  cmd->add_option("--binned-compose", s->binned.compose,
+                  "0|1|2: runs of circles composed: none, covering a warp's box, also a tile (exact frames: at "
+                  "most 1)")
+      ->group(group);
+  cmd->add_option("--binned-tiny", s->binned.tiny, "0|1: binned exact flat frames through the tiny-circle kernel")
+      ->group(group);
+  cmd->add_flag("--binned-few-scatter", s->binned.few_scatter,
+                "a chunk shaded ahead of its count takes the scatter's smaller sort")
+      ->group(group);
 }
 
 namespace {

@@ -91,7 +91,7 @@ const std::vector<RendererInfo>& renderer_registry() {
        "--early-exit: front to back, stopping settled pixels and tiles; --half-colour: R, G and B blended in "
        "half precision by the eight-pixel walk",
        "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
-       make_tile_binned, true, true},
+       make_tile_binned, true, true, true},
   };
   return list;
 }
@@ -170,6 +170,16 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
     throw std::invalid_argument("renderer '" + info.name + "' has no early-exit mode (renderers with one: " +
                                 join(have) + ")");
   }
+  if (s.binned.any() && !info.binned_choices)
+    throw std::invalid_argument("renderer '" + info.name + "' takes no --binned-* option (cuda-tile-binned's own choices)");
+  const BinnedChoices& b = s.binned;
+  if (b.rows != 0 && b.rows != 2 && b.rows != 4)
+    throw std::invalid_argument("--binned-rows takes 2 or 4, not " + std::to_string(b.rows));
+  if (b.block != 0 && (b.block < 32 || b.block > 1024))
+    throw std::invalid_argument("--binned-block takes 32 to 1024 circles, not " + std::to_string(b.block));
+  if (b.compose < -1 || b.compose > 2)
+    throw std::invalid_argument("--binned-compose takes 0, 1 or 2, not " + std::to_string(b.compose));
+  if (b.tiny < -1 || b.tiny > 1) throw std::invalid_argument("--binned-tiny takes 0 or 1, not " + std::to_string(b.tiny));
   if (s.half_colour && !info.half_colour) {
     std::vector<std::string> have;
     for (const RendererInfo& r : renderer_registry())
@@ -188,6 +198,18 @@ std::string describe_settings(const RendererInfo& info, const RendererSettings& 
   if (!s.scan.empty()) out += (out.empty() ? "" : ", ") + std::string("scan ") + s.scan;
   if (s.early_exit) out += (out.empty() ? "" : ", ") + std::string("early exit");
   if (s.half_colour) out += (out.empty() ? "" : ", ") + std::string("half colour");
+  const BinnedChoices& b = s.binned;
+  auto add = [&out](const std::string& what) { out += (out.empty() ? "" : ", ") + what; };
+  if (b.strategy != BinnedChoices::Strategy::Choose)
+    add(b.strategy == BinnedChoices::Strategy::Direct ? "strategy direct" : "strategy binned");
+  if (b.max_pairs) add("max pairs " + std::to_string(b.max_pairs));
+  if (b.rows) add(std::to_string(b.rows) + " rows");
+  if (b.force_early) add("early exit forced");
+  if (b.sort) add("binned by sorting");
+  if (b.block) add("blocks of " + std::to_string(b.block));
+  if (b.compose >= 0) add("compose " + std::to_string(b.compose));
+  if (b.tiny >= 0) add(b.tiny ? "tiny kernel" : "no tiny kernel");
+  if (b.few_scatter) add("few-slot scatter");
   return out;
 }
 

@@ -25,6 +25,7 @@ struct RendererInfo {
   std::unique_ptr<Renderer> (*make)(const RendererSettings& settings) = nullptr;
   bool early_exit = false;  // takes RendererSettings::early_exit (`--early-exit`)
   bool half_colour = false;  // takes RendererSettings::half_colour (`--half-colour`)
+  bool binned_choices = false;  // takes RendererSettings::binned (the `--binned-*` options)
 };
 
 const std::vector<RendererInfo>& renderer_registry();

@@ -1876,36 +1876,27 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour)
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour, const BinnedChoices& forced)
       : tile_(tile), scan_(scan), early_requested_(early), half_requested_(half_colour), early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
     CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
     *host_stats_ = ChunkStats{0, 0};
-    // Test hook: a smaller pair budget forces chunking (tests/test_gpu_render.cpp).
-    if (const char* cap = std::getenv("CIRCLES_BINNED_MAX_PAIRS"))
-      limit_ = std::max(1ull, std::strtoull(cap, nullptr, 10));
-    if (const char* s = std::getenv("CIRCLES_BINNED_STRATEGY")) forced_ = s;
-    if (const char* s = std::getenv("CIRCLES_BINNED_ROWS")) rows_ = std::string(s) == "2" ? 2 : 4;
-    // Test hook: early exit even where load() would draw the scene exact.
-    if (const char* s = std::getenv("CIRCLES_BINNED_EARLY")) early_forced_ = std::string(s) == "force";
-    // Test hook: bin by the sort even where counting fits.
-    if (const char* s = std::getenv("CIRCLES_BINNED_BINNING")) sort_forced_ = std::string(s) == "sort";
-    // Test hook: binning by counting in blocks of this many circles (a power of two from 32 to
-    // 1024, rounded down), fitting or not.
-    if (const char* s = std::getenv("CIRCLES_BINNED_BLOCK")) {
-      forced_block_ = 32;  // a power of two, as the count's shift needs
-      while (forced_block_ < kBinMaxCircles && 2 * forced_block_ <= std::atoi(s)) forced_block_ *= 2;
+    // Choices forced (RendererSettings::binned; tests and experiments), each checked by the
+    // registry's resolve_settings.
+    if (forced.max_pairs) limit_ = forced.max_pairs;  // a smaller pair budget forces chunking
+    forced_ = forced.strategy;
+    if (forced.rows) rows_ = forced.rows;
+    early_forced_ = forced.force_early;
+    sort_forced_ = forced.sort;
+    if (forced.block) {  // a power of two from 32 to 1024, rounded down, as the count's shift needs
+      forced_block_ = 32;
+      while (forced_block_ < kBinMaxCircles && 2 * forced_block_ <= forced.block) forced_block_ *= 2;
     }
-    // Test hook: compose runs (0 none, 1 warp boxes, 2 tiles too) whatever the circles' size.
-    if (const char* s = std::getenv("CIRCLES_BINNED_COMPOSE")) forced_compose_ = std::clamp(std::atoi(s), 0, 2);
-    // Test hook: binned exact flat frames take the tiny-circle kernel (1) or never (0), whatever
-    // the circles' size.
-    if (const char* s = std::getenv("CIRCLES_BINNED_TINY")) forced_tiny_ = std::atoi(s) != 0 ? 1 : 0;
-    // Test hook: a chunk that goes ahead of its count takes the scatter's smaller sort whatever
-    // the last frame's worst block (a block over it makes the chunk go again, waiting).
-    if (const char* s = std::getenv("CIRCLES_BINNED_SCATTER")) forced_few_ = std::string(s) == "few";
+    forced_compose_ = forced.compose;
+    forced_tiny_ = forced.tiny;
+    forced_few_ = forced.few_scatter;
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
@@ -2076,7 +2067,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     with_tile_size(tile_, [&](auto t) {
       constexpr int T = decltype(t)::value;
       // Exact frames at tile 32 take four pixels a lane (see shade_kernel), direct ones and binned
-      // flat ones; the others two. CIRCLES_BINNED_ROWS=2 keeps them at two (tests, benchmarks).
+      // flat ones; the others two. --binned-rows 2 keeps them at two (tests, benchmarks).
       if constexpr (T == kLargeTile && !kEarly) {
         if (a.ranges ? binned_four_rows() : direct_four_rows()) {
           launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
@@ -2132,8 +2123,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
     BinnedStrategy why;
     const bool direct =
-        forced_ == "direct" ||
-        (forced_ != "binned" &&
+        forced_ == BinnedChoices::Strategy::Direct ||
+        (forced_ != BinnedChoices::Strategy::Binned &&
          (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
     compose_ = direct ? compose_direct_ : compose_binned_;
     mode_ = early_ ? Mode::EarlyExit : Mode::Exact;
@@ -2156,7 +2147,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       else flush_step();
       shade(grid, f, a);
       stage("clear+shade");
-      plan_ = early_note_ + "direct: " + (forced_ == "direct" ? std::string("CIRCLES_BINNED_STRATEGY=direct") : why.reason) +
+      plan_ = early_note_ + "direct: " + (forced_ == BinnedChoices::Strategy::Direct ? std::string("--binned-strategy direct") : why.reason) +
               composing + (direct_four_rows() ? "; four pixels a lane" : "") + colour_note(false) +
               (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
       return;
@@ -2308,7 +2299,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     last_work_.chunks = static_cast<std::uint64_t>(chunks);
     char buf[200];
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
-                  forced_ == "binned" ? "CIRCLES_BINNED_STRATEGY=binned" : why.reason.c_str(), chunks,
+                  forced_ == BinnedChoices::Strategy::Binned ? "--binned-strategy binned" : why.reason.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
     if (binning_blocks)
       binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles, a block's pairs sorted in " +
@@ -2337,7 +2328,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
   // Circles a block for binning a chunk of `circles` by counting, or 0 where it does not fit
   // (too many tiles for the shared histogram, a matrix over kBinMaxMatrix, circles with too many
-  // pairs even 32 to a block) or CIRCLES_BINNED_BINNING=sort. As many as keep a block's pairs
+  // pairs even 32 to a block) or --binned-sort. As many as keep a block's pairs
   // (pairs_per_circle_, the worst block's last time) within three quarters of the scatter's
   // capacity and leave two blocks an SM.
   int bin_block_size(int circles, unsigned tiles) const {
@@ -2477,7 +2468,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   static constexpr float kComposeRadiusPixels = 16.f;
   static constexpr float kEarlyMinRadiusPixels = 4.f;
   static constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average
-  bool early_forced_ = false;  // CIRCLES_BINNED_EARLY=force
+  bool early_forced_ = false;  // BinnedChoices::force_early
   float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
   // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
   // runs covering the whole tile (2: median radius of one and a half tiles or more; two in early
@@ -2485,7 +2476,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
   int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
   // Binned exact frames of flat circles this small (median radius, pixels) take
-  // tiny_shade_kernel; tiny_ is this frame's choice, forced_tiny_ the CIRCLES_BINNED_TINY hook.
+  // tiny_shade_kernel; tiny_ is this frame's choice, forced_tiny_ BinnedChoices::tiny.
   static constexpr float kTinyRadiusPixels = 2.f;
   bool tiny_ = false;
   int forced_tiny_ = -1;
@@ -2493,8 +2484,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
-  std::string forced_;  // CIRCLES_BINNED_STRATEGY: "direct", "binned" or "" (choose)
-  int rows_ = 4;        // exact frames at tile 32 (direct; binned flat): pixels a lane (CIRCLES_BINNED_ROWS)
+  BinnedChoices::Strategy forced_ = BinnedChoices::Strategy::Choose;
+  int rows_ = 4;        // exact frames at tile 32 (direct; binned flat): pixels a lane (BinnedChoices::rows)
   // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
   // the plan both read.
   bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
@@ -2523,10 +2514,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   DeviceBuffer<int> matrix_, matrix_offsets_;  // binning by counting: tiles x blocks, and scanned
   double pairs_per_circle_ = 0;  // the worst block's last time (binning by counting sizes blocks by it)
   int scatter_capacity_ = kBinCapacity;  // the last scatter's pairs a block (its sort's slots)
-  bool forced_few_ = false;               // CIRCLES_BINNED_SCATTER=few (tests)
-  bool sort_forced_ = false;     // CIRCLES_BINNED_BINNING=sort
-  int forced_block_ = 0;         // CIRCLES_BINNED_BLOCK
-  int forced_compose_ = -1;      // CIRCLES_BINNED_COMPOSE
+  bool forced_few_ = false;               // BinnedChoices::few_scatter
+  bool sort_forced_ = false;     // BinnedChoices::sort
+  int forced_block_ = 0;         // BinnedChoices::block
+  int forced_compose_ = -1;      // BinnedChoices::compose
   DeviceBuffer<ChunkStats> stats_;
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_, settled_;
@@ -2537,7 +2528,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 }  // namespace
 
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
-  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour);
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour, s.binned);
 }
 
 }  // namespace circles

@@ -14,6 +14,26 @@
 
 namespace circles {
 
+// cuda-tile-binned's own per-frame choices, forced (tests, experiments; the `--binned-*`
+// options): each left at its default lets the renderer choose. None changes the picture beyond
+// its mode's promise; they choose which kernels draw it.
+struct BinnedChoices {
+  enum class Strategy { Choose, Direct, Binned };
+  Strategy strategy = Strategy::Choose;  // walk every circle in every tile, or bin them first
+  unsigned long long max_pairs = 0;      // a chunk's pair budget (0: the renderer's); 1 chunks at every tile's worth
+  int rows = 0;                          // exact frames at tile 32: pixels a lane, 2 or 4 (0: 4)
+  bool force_early = false;              // early exit where the scene would hardly settle (never past its bound)
+  bool sort = false;                     // bin by CUB's radix sort even where counting fits
+  int block = 0;                         // bin by counting in blocks of this many circles (32..1024, rounded down to a power of two)
+  int compose = -1;                      // runs composed: 0 none, 1 warp boxes, 2 tiles too (exact frames: at most 1)
+  int tiny = -1;                         // binned exact flat frames through the tiny-circle kernel: 1 always, 0 never
+  bool few_scatter = false;              // a chunk ahead of its count takes the scatter's smaller sort
+  bool any() const {
+    return strategy != Strategy::Choose || max_pairs || rows || force_early || sort || block || compose >= 0 ||
+           tiny >= 0 || few_scatter;
+  }
+};
+
 // The knobs a renderer may take; 0 (or "") means the renderer's default.
 struct RendererSettings {
   int tile_size = 0;   // pixels per tile side
@@ -29,6 +49,8 @@ struct RendererSettings {
   // eight-pixel walk): R, G and B within 2^-10 of cpu-ref's floats (render/modes.h), where the
   // scene allows it; without it every frame is exact, cpu-ref's floats to the bit.
   bool half_colour = false;
+  // cuda-tile-binned only (the registry refuses them elsewhere).
+  BinnedChoices binned{};
 };
 
 // What a frame cost in work, counted on the device when asked (Renderer::count_work).

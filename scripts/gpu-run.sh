@@ -55,7 +55,7 @@ sanitize_binned() {
         [ "$mode" = --half-colour ] && [ "$scene" != rand1M ] && continue
         f=$frames; [ "$scene" = snow ] && f=0:3
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/circles" render "$scene" -r cuda-tile-binned \
-          $mode -s 257x193 --frames "$f" -o /tmp/san.png > /tmp/san.log 2>&1
+          $mode ${SANITIZE_FLAGS:-} -s 257x193 --frames "$f" -o /tmp/san.png > /tmp/san.log 2>&1
         rc=$?
         cat /tmp/san.log >> "$OUT/$log"
         echo "$tool $scene ${mode:-exact}: rc=$rc $(grep -E "(ERROR|RACECHECK) SUMMARY" /tmp/san.log)" | tee -a "$runs"
@@ -122,8 +122,8 @@ for step in "${steps[@]}"; do
       sanitize_binned sanitizer_direct.log 0:3 hypnosis fireworks biglittle pattern rand10k
       # With box runs off, the still direct frames run the row groups' walk built for direct frames
       # (shade_kernel's kSubBoxes instantiations), which no built-in scene runs by default at 1024x1024.
-      echo "== the same, box runs off (CIRCLES_BINNED_COMPOSE=0): pattern and rand10k"
-      CIRCLES_BINNED_COMPOSE=0 sanitize_binned sanitizer_direct_compose0.log 0:3 pattern rand10k
+      echo "== the same, box runs off (--binned-compose 0): pattern and rand10k"
+      SANITIZE_FLAGS="--binned-compose 0" sanitize_binned sanitizer_direct_compose0.log 0:3 pattern rand10k
       ;;
     sass)
       # Nsight Compute's source view (instructions executed and stall samples per SASS line) and

@@ -719,6 +719,31 @@ TEST_F(CliTest, EarlyExitAndModes) {
   EXPECT_NE(list.find("rand1M         binned  1000000 circles x 1024 tiles"), std::string::npos) << list;
 }
 
+// cuda-tile-binned's forced choices (--binned-*): typed settings, refused by any other renderer
+// and out of range as command-line mistakes (exit 2), before availability (so here, without a GPU),
+// and named by describe_settings.
+TEST_F(CliTest, BinnedChoicesAreTypedOptions) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "--binned-compose", "0", "-s", "8x8", "-o", path("c.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-tile-binned", "--binned-rows", "3", "-s", "8x8", "-o", path("r.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-tile-binned", "--binned-strategy", "sideways", "-o", path("s.png")}), 2);
+  EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-tile-binned", "--binned-block", "16", "-o", path("b.png")}), 2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("renderer 'cpu-ref' takes no --binned-* option"), std::string::npos) << err;
+  EXPECT_NE(err.find("--binned-rows takes 2 or 4, not 3"), std::string::npos) << err;
+  EXPECT_NE(err.find("sideways"), std::string::npos) << err;
+  EXPECT_NE(err.find("--binned-block takes 32 to 1024 circles, not 16"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("c.png")));
+  RendererSettings s;
+  s.binned.strategy = BinnedChoices::Strategy::Direct;
+  s.binned.max_pairs = 64;
+  s.binned.compose = 0;
+  EXPECT_EQ(describe_settings(*find_renderer("cuda-tile-binned"), s),
+            "tile 32, scan " + find_renderer("cuda-tile-binned")->scans.front() +
+                ", strategy direct, max pairs 64, compose 0");
+  EXPECT_THROW(describe_settings(*find_renderer("cuda-tile-scan"), s), std::invalid_argument);
+}
+
 // --half-colour: a mode of the renderers that have one (cuda-tile-binned); any other refuses it as
 // a command-line mistake, as --early-exit. In bench's --modes list, a renderer without half colour
 // is timed in the other modes only, and the JSON says whether half colour was asked for.

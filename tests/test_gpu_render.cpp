@@ -54,18 +54,17 @@ struct Variant {
   RendererSettings settings;
   bool is_default = true;
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
-  // cuda-tile-binned: "direct" or "binned" forced through CIRCLES_BINNED_STRATEGY, "rows2" its exact
-  // frames at two pixels a lane (CIRCLES_BINNED_ROWS=2), "early-force" early exit even on scenes
-  // it would draw exact (CIRCLES_BINNED_EARLY=force), "sort" binned by CUB's sort instead of by
-  // counting (CIRCLES_BINNED_BINNING=sort), "block1024" binned by counting in blocks of 1024
-  // circles, falling back to the sort where a block's pairs do not fit (CIRCLES_BINNED_BLOCK);
-  // "compose2" runs of circles covering a tile or a warp box composed whatever the circles' size
-  // (CIRCLES_BINNED_COMPOSE=2), "compose1" runs covering a warp box only (binned exact frames
-  // take them from a radius of one tile, 32 pixels, so no built-in scene does), "compose0" none
-  // composed, so that every exact frame of flat circles at four pixels a lane culls per row group
-  // (CIRCLES_BINNED_COMPOSE=0); "tiny" binned
-  // exact flat frames through the tiny-circle kernel whatever the circles' size
-  // (CIRCLES_BINNED_TINY=1, binned); "" its own choices.
+  // cuda-tile-binned's choices forced (RendererSettings::binned, by forced()): "direct" or
+  // "binned", "rows2" its exact frames at two pixels a lane, "early-force" early exit even on
+  // scenes it would draw exact, "sort" binned by CUB's sort instead of by counting, "block1024"
+  // binned by counting in blocks of 1024 circles, falling back to the sort where a block's pairs
+  // do not fit;
+  // "compose2" runs of circles covering a tile (early exit) or a warp box composed whatever the
+  // circles' size, "compose1" runs covering a warp box only (binned exact frames take them from a
+  // radius of one tile, 32 pixels, so no built-in scene does), "compose0" none composed, so that
+  // every exact frame of flat circles at four pixels a lane culls per row group; "tiny" binned
+  // exact flat frames through the tiny-circle kernel whatever the circles' size; "" its own
+  // choices.
   std::string strategy{};
   std::string label() const {
     std::string s = renderer;
@@ -79,31 +78,25 @@ struct Variant {
   }
 };
 
-// Sets CIRCLES_BINNED_STRATEGY (or CIRCLES_BINNED_ROWS for "rows2", CIRCLES_BINNED_EARLY for
-// "early-force", CIRCLES_BINNED_BINNING or CIRCLES_BINNED_BLOCK and binning for "sort" and
-// "block1024", CIRCLES_BINNED_COMPOSE for "compose2", "compose1" and "compose0", CIRCLES_BINNED_TINY and
-// binning for "tiny")
-// for the renderers made in its scope ("" leaves them all unset).
-struct ForcedStrategy {
-  explicit ForcedStrategy(const std::string& s) {
-    auto set = [this](const char* name, const char* value) { settings_.push_back(std::make_unique<test::ScopedEnv>(name, value)); };
-    if (s == "rows2") set("CIRCLES_BINNED_ROWS", "2");
-    else if (s == "early-force") set("CIRCLES_BINNED_EARLY", "force");
-    else if (s == "sort") set("CIRCLES_BINNED_BINNING", "sort");
-    else if (s == "block1024") set("CIRCLES_BINNED_BLOCK", "1024");
-    else if (s == "compose2") set("CIRCLES_BINNED_COMPOSE", "2");
-    else if (s == "compose1") set("CIRCLES_BINNED_COMPOSE", "1");
-    else if (s == "compose0") set("CIRCLES_BINNED_COMPOSE", "0");
-    else if (s == "tiny") set("CIRCLES_BINNED_TINY", "1");
-    if (s == "sort" || s == "block1024" || s == "tiny") set("CIRCLES_BINNED_STRATEGY", "binned");
-    else if (!s.empty() && s != "rows2" && s != "early-force" && s != "compose2" && s != "compose1" &&
-             s != "compose0")
-      set("CIRCLES_BINNED_STRATEGY", s.c_str());
-  }
-
- private:
-  std::vector<std::unique_ptr<test::ScopedEnv>> settings_;  // restored in reverse order
-};
+// `s` with cuda-tile-binned's choices forced by name (Variant::strategy's names; "" forces
+// nothing): the strategy ("direct", "binned"), "rows2", "early-force", "sort" and "block1024" and
+// "tiny" (binned), "compose0|1|2".
+RendererSettings forced(const std::string& name, RendererSettings s = {}) {
+  BinnedChoices& b = s.binned;
+  if (name == "direct") b.strategy = BinnedChoices::Strategy::Direct;
+  else if (name == "binned") b.strategy = BinnedChoices::Strategy::Binned;
+  else if (name == "rows2") b.rows = 2;
+  else if (name == "early-force") b.force_early = true;
+  else if (name == "sort") b.sort = true;
+  else if (name == "block1024") b.block = 1024;
+  else if (name == "compose2") b.compose = 2;
+  else if (name == "compose1") b.compose = 1;
+  else if (name == "compose0") b.compose = 0;
+  else if (name == "tiny") b.tiny = 1;
+  else if (!name.empty()) throw std::invalid_argument("no forced choice named '" + name + "'");
+  if (name == "sort" || name == "block1024" || name == "tiny") b.strategy = BinnedChoices::Strategy::Binned;
+  return s;
+}
 
 // Loads `scene` at w x h into `gpu` and into cpu-ref and renders `frames` frames in both, each
 // advanced from the last, calling check(f, ref's image, gpu's image) after frame f.
@@ -286,10 +279,10 @@ TEST_P(GpuMatchesCpuRef, AllSizesAndFrames) {
   const std::vector<std::int64_t> frames = scene.animation == Animation::None
                                                ? std::vector<std::int64_t>{0}
                                                : std::vector<std::int64_t>{0, 1, 2, 90};
-  const ForcedStrategy forced(variant.strategy);
+  const RendererSettings settings = forced(variant.strategy, variant.settings);
   for (const Size& sz : sizes) {
     const std::vector<Image> refs = reference_frames(scene_name, sz, frames);
-    auto gpu = make_renderer(renderer, variant.settings);
+    auto gpu = make_renderer(renderer, settings);
     gpu->load(scene, sz.w, sz.h);
     Image b;
     for (std::size_t k = 0; k < frames.size(); ++k) {
@@ -395,14 +388,15 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
     e.early_exit = true;
     settings.push_back(e);
   }
-  const test::ScopedEnv max_pairs("CIRCLES_BINNED_MAX_PAIRS", "1");
-  // By counting, by CUB's sort, and by counting into the tiny-circle kernel (exact frames).
+  // By counting, by CUB's sort, and by counting into the tiny-circle kernel (exact frames), with
+  // a pair budget of one.
   for (const char* binning : {"binned", "sort", "tiny"}) {
-  const ForcedStrategy binned(binning);
   for (const char* name : {"rand10k", "snow"}) {
     const Scene& scene = cached_scene(name);
-    for (const RendererSettings& s : settings) {
-      const std::string knobs = describe_settings(info, s) + " " + binning;
+    for (RendererSettings s : settings) {
+      s = forced(binning, s);
+      s.binned.max_pairs = 1;
+      const std::string knobs = describe_settings(info, s);
       auto gpu = make_renderer("cuda-tile-binned", s);
       ASSERT_TRUE(gpu->count_work(true));
       render_beside_cpu_ref(gpu.get(), scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
@@ -438,8 +432,7 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
     const Scene* scene = scene_and_name.first;  // (not a structured binding: the lambda below uses both)
     const char* what = scene_and_name.second;
     for (const char* binning : {"binned", "sort"}) {
-      const ForcedStrategy forced(binning);
-      auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+      auto gpu = make_renderer("cuda-tile-binned", forced(binning, {32, 0}));
       render_beside_cpu_ref(gpu.get(), *scene, 257, 193, 3, [&](int f, const Image& a, const Image& b) {
         const std::string plan = gpu->plan();
         EXPECT_NE(plan.find("eight pixels a lane"), std::string::npos) << plan;
@@ -459,10 +452,10 @@ TEST(GpuRenderer, HalfColourStaysWithinItsBound) {
   REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
   const Scene& scene = cached_scene("rand1M");
   for (const char* pairs : {"", "20000"}) {
-    const test::ScopedEnv max_pairs("CIRCLES_BINNED_MAX_PAIRS", *pairs ? pairs : nullptr);
     for (bool half : {true, false}) {
       RendererSettings settings{32, 0};
       settings.half_colour = half;
+      settings.binned.max_pairs = std::strtoull(pairs, nullptr, 10);
       auto gpu = make_renderer("cuda-tile-binned", settings);
       render_beside_cpu_ref(gpu.get(), scene, 257, 193, 2, [&](int f, const Image& a, const Image& b) {
         const std::string plan = gpu->plan();
@@ -504,8 +497,7 @@ TEST(GpuRenderer, BinnedRowWalkCountsEveryBlend) {
       for (int i = i0; i <= i1; ++i) covered += covers_point(v.pixel_x(i) - c.x, v.pixel_y(j) - c.y, rr);
   }
   const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
-  const ForcedStrategy binned("binned");
-  auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+  auto gpu = make_renderer("cuda-tile-binned", forced("binned", {32, 0}));
   gpu->load(scene, w, h);
   gpu->count_work(true);
   gpu->render();
@@ -551,8 +543,7 @@ TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
   }
   const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
   for (const char* strategy : {"direct", "binned"}) {
-    const ForcedStrategy forced(strategy);
-    auto gpu = make_renderer("cuda-tile-binned", {32, 0});
+    auto gpu = make_renderer("cuda-tile-binned", forced(strategy, {32, 0}));
     gpu->load(scene, w, h);
     gpu->render();
     const std::string plan = gpu->plan();
@@ -607,11 +598,11 @@ TEST(GpuRenderer, TinyCirclesCoverExactlyCpuRefsPixels) {
     scene.circles.push_back(c);
   }
   const Image ref = test::render_frame("cpu-ref", scene, w, h, 0);
-  const ForcedStrategy binned("binned");  // (10k circles would be walked directly)
   for (const char* pairs : {"", "64"}) {  // one chunk, then a chunk per few circles
-    const test::ScopedEnv max_pairs("CIRCLES_BINNED_MAX_PAIRS", *pairs ? pairs : nullptr);
     for (int tile : info.tile_sizes) {
-      auto gpu = make_renderer("cuda-tile-binned", {tile, 0});
+      RendererSettings s = forced("binned", {tile, 0});  // (10k circles would be walked directly)
+      s.binned.max_pairs = std::strtoull(pairs, nullptr, 10);
+      auto gpu = make_renderer("cuda-tile-binned", s);
       gpu->load(scene, w, h);
       gpu->count_work(true);
       gpu->render();
@@ -832,8 +823,7 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
       {"rand10k", "block1024", 16, 1024, "a block of 1024 circles had "},
   };
   for (const Case& c : cases) {
-    const ForcedStrategy forced(c.forced);
-    auto r = make_renderer("cuda-tile-binned", {c.tile, 0});
+    auto r = make_renderer("cuda-tile-binned", forced(c.forced, {c.tile, 0}));
     r->load(cached_scene(c.scene), c.size, c.size);
     r->render();
     EXPECT_NE(r->plan().find(c.plan), std::string::npos) << c.scene << " /" << c.tile << ": " << r->plan();
@@ -851,9 +841,8 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
 // chunk not fit; that frame and the next (which goes ahead) are cpu-ref's, in both modes.
 TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
   REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
-  const ForcedStrategy binned("binned");
   for (bool early : {false, true}) {
-    RendererSettings s;
+    RendererSettings s = forced("binned");
     s.early_exit = early;
     auto r = make_renderer("cuda-tile-binned", s);
     r->load(cached_scene("rand10k"), 300, 200);
@@ -879,7 +868,7 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
 }
 
 // A chunk that goes ahead of its count with the scatter's smaller sort (1,280 pairs a block,
-// forced by CIRCLES_BINNED_SCATTER=few) where its blocks have more (rand1M at 1024x1024 from its
+// forced by BinnedChoices::few_scatter) where its blocks have more (rand1M at 1024x1024 from its
 // second frame on: blocks of 512 circles, about 1,400 pairs) bins nothing; the host sees the
 // worst block and does the chunk again, waiting, with the full sort. The picture is cpu-ref's.
 TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
@@ -891,23 +880,21 @@ TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
   ASSERT_NE(r->plan().find("a block's pairs sorted in 2048 slots); the first chunk shaded without waiting"),
             std::string::npos)
       << r->plan();
-  std::unique_ptr<Renderer> forced;
-  {
-    const test::ScopedEnv few("CIRCLES_BINNED_SCATTER", "few");
-    forced = make_renderer("cuda-tile-binned", {32, 0});
-  }
-  forced->load(cached_scene("rand1M"), 1024, 1024);
+  RendererSettings few{32, 0};
+  few.binned.few_scatter = true;
+  std::unique_ptr<Renderer> forced_few = make_renderer("cuda-tile-binned", few);
+  forced_few->load(cached_scene("rand1M"), 1024, 1024);
   const Image ref = reference_frames("rand1M", {1024, 1024}, {0}).front();
   for (int frame = 0; frame < 2; ++frame) {
-    forced->render();
-    const std::string plan = forced->plan();
+    forced_few->render();
+    const std::string plan = forced_few->plan();
     // Neither frame's chunk went ahead: the first waits anyway, the second did not fit.
     EXPECT_EQ(plan.find("without waiting for its count"), std::string::npos) << frame << ": " << plan;
     if (frame == 1) {
       EXPECT_NE(plan.find("a block's pairs sorted in 2048 slots"), std::string::npos) << plan;
     }
     Image b;
-    forced->read_image(&b);
+    forced_few->read_image(&b);
     expect_flat_matches(ref, b, std::to_string(frame), plan);
   }
 }
@@ -936,10 +923,9 @@ TEST(GpuRenderer, FusedAnimationStepsMoveEachCircleOncePerFrame) {
   const int w = 257, h = 193;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.scene + " " + c.strategy + (c.early ? " early" : ""));
-    const ForcedStrategy forced(c.strategy);
-    const test::ScopedEnv early_force("CIRCLES_BINNED_EARLY", c.early ? "force" : nullptr);
-    RendererSettings s;
+    RendererSettings s = forced(c.strategy);
     s.early_exit = c.early;
+    s.binned.force_early = c.early;
     const Scene& scene = cached_scene(c.scene);
     auto gpu = make_renderer("cuda-tile-binned", s);
     auto ref = make_renderer("cpu-ref");
@@ -987,9 +973,9 @@ TEST(GpuRenderer, FusedAnimationStepsMoveEachCircleOncePerFrame) {
   // Chunked exact frames (a pair budget of one tile's worth) cannot fuse the step into a count
   // that walks only part of the circles: it runs alone, and the frames stay exact.
   {
-    const test::ScopedEnv max_pairs("CIRCLES_BINNED_MAX_PAIRS", "1");
-    const ForcedStrategy binned("binned");
-    auto gpu = make_renderer("cuda-tile-binned");
+    RendererSettings s = forced("binned");
+    s.binned.max_pairs = 1;
+    auto gpu = make_renderer("cuda-tile-binned", s);
     gpu->load(cached_scene("snow"), w, h);
     Image a, b;
     for (int k = 0; k < 3; ++k) {
@@ -1114,13 +1100,10 @@ TEST(GpuRenderer, HeatCountsMatchTheCpuWalkAndTilesAreTimed) {
 // launch costs a block at least its prologue, so the sums far exceed a one-chunk frame's.
 TEST(GpuRenderer, ChunkedFramesTimeEveryChunk) {
   REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
-  const ForcedStrategy binned("binned");
   auto total_cycles = [](bool chunked, std::uint64_t* chunks) {
-    std::unique_ptr<Renderer> r;
-    {
-      const test::ScopedEnv max_pairs("CIRCLES_BINNED_MAX_PAIRS", chunked ? "1" : nullptr);
-      r = make_renderer("cuda-tile-binned");
-    }
+    RendererSettings s = forced("binned");
+    s.binned.max_pairs = chunked ? 1 : 0;
+    std::unique_ptr<Renderer> r = make_renderer("cuda-tile-binned", s);
     r->load(cached_scene("snow"), 300, 200);
     EXPECT_TRUE(r->time_tiles(true));
     r->count_work(true);
@@ -1162,12 +1145,11 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
       {"micro2M", "", 32, false, {"count", "scan", "scatter", "clear+shade"}},
   };
   for (const Case& c : cases) {
-    const ForcedStrategy forced(c.forced);
     const std::string what = c.scene + " /" + std::to_string(c.tile) + (c.early ? " early exit" : "");
     const Image ref = reference_frames(c.scene, {777, 555}, {0}).front();
     Image img[2];
     for (int staged = 0; staged < 2; ++staged) {
-      RendererSettings s{c.tile, 0};
+      RendererSettings s = forced(c.forced, {c.tile, 0});
       s.early_exit = c.early;
       auto r = make_renderer("cuda-tile-binned", s);
       EXPECT_TRUE(r->time_stages(staged == 1));
@@ -1207,17 +1189,16 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
 TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
   for (const std::string& name : gpu_renderers()) {
     REQUIRE_RENDERER(*find_renderer(name));
-    for (const char* forced : {"", "direct", "binned", "compose2", "compose0", "tiny"}) {
-      if (*forced && name != "cuda-tile-binned") continue;
-      const ForcedStrategy strategy(forced);
+    for (const char* choice : {"", "direct", "binned", "compose2", "compose0", "tiny"}) {
+      if (*choice && name != "cuda-tile-binned") continue;
       for (const char* scene_name : {"rand10k", "hypnosis", "micro2M"}) {
         Scene scene = cached_scene(scene_name);
         scene.background = Background{};
         scene.background.top = Float4{.2f, .4f, .6f, 0.f};
-        auto gpu = make_renderer(name);
+        auto gpu = make_renderer(name, forced(choice));
         Image last;  // cpu-ref's last frame
         render_beside_cpu_ref(gpu.get(), scene, 257, 193, 2, [&](int f, const Image& a, const Image& b) {
-          const std::string what = name + " " + forced + " " + scene_name + " frame " + std::to_string(f) + " (" +
+          const std::string what = name + " " + choice + " " + scene_name + " frame " + std::to_string(f) + " (" +
                                    gpu->plan() + ")";
           expect_exact_matches(a, b, what);
           last = a;
