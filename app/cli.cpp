@@ -24,7 +24,7 @@
 #include "render/output_file.h"
 #include "render/png.h"
 #include "app/registry.h"
-#include "kernels/config.h"
+#include "kernels/renderers/config.h"
 #include "render/scene_io.h"
 #include "render/units.h"
 #if CIRCLES_HAVE_GUI

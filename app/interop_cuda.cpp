@@ -13,9 +13,9 @@
 
 #include "app/interop.h"
 #include "app/interop_present.h"
-#include "kernels/cuda_check.h"
-#include "kernels/nvtx.h"
-#include "kernels/stage_timer.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/nvtx.h"
+#include "kernels/cuda/stage_timer.h"
 
 namespace circles {
 

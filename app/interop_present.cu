@@ -1,5 +1,5 @@
 #include "app/interop_present.h"
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "render/raster.h"
 
 namespace circles {

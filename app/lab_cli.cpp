@@ -18,8 +18,8 @@
 #include "render/output_file.h"
 #include "render/units.h"
 #if CIRCLES_HAVE_CUDA
-#include "kernels/counters.h"
-#include "kernels/cuda_device.h"
+#include "kernels/cuda/counters.h"
+#include "kernels/cuda/device.h"
 #include "kernels/lab/lab_run.h"
 #endif
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "app/viewer_state.h"
-#include "kernels/counters.h"
+#include "kernels/cuda/counters.h"
 
 namespace circles {
 
@@ -41,7 +41,7 @@ class LiveLab {
               void* ctx = nullptr);
   // Waits until the checks and the timed runs under way are done and updates `ui` (the last
   // frame of --quit-after, so the summary and a screenshot show them).
-  // The hardware counters (kernels/counters.h) of one run of row `row`'s variant on the panel's
+  // The hardware counters (kernels/cuda/counters.h) of one run of row `row`'s variant on the panel's
   // input with its knob value: the worker and the runs in flight are waited for, the input built
   // and the variant checked first if that has not happened yet, so the frame waits for it (a few
   // ms; seconds the first time on a 256 MiB input). An explicit action, never every frame.

@@ -8,8 +8,8 @@
 #include "app/lab_registry.h"
 #include "render/cpu_renderers.h"
 #if CIRCLES_HAVE_CUDA
-#include "kernels/cuda_device.h"
-#include "kernels/cuda_renderers.h"
+#include "kernels/cuda/device.h"
+#include "kernels/renderers/cuda_renderers.h"
 #endif
 
 namespace circles {
@@ -32,7 +32,7 @@ std::unique_ptr<Renderer> no_cuda(const RendererSettings&) { throw std::runtime_
 #endif
 
 // cuda-tile-scan's in-block compaction scan: its own ballot, or the block-level scan inside one of
-// the lab's scan rungs (kernels/lab/block_scan.cuh), named after that rung. Over one 0/1 flag per
+// the lab's scan rungs (kernels/primitives/block_scan.cuh), named after that rung. Over one 0/1 flag per
 // thread of a 256- or 1024-thread block, so what matters is instructions and barriers per batch.
 std::vector<std::string> block_scans() {
   return {"ballot", "scan-hillis-steele", "scan-blelloch-shared", "scan-blelloch-padded", "scan-warp-shuffle",
@@ -78,11 +78,11 @@ const std::vector<RendererInfo>& renderer_registry() {
       {"cpu-mt", "multithreaded CPU: circles binned into tiles in order, threads over tiles",
        "render/cpu_renderers.cpp", false, {32, 16, 64}, {}, {}, {}, make_cpu_mt_renderer},
       {"cuda-naive", "CUDA, one thread per pixel looping over all circles",
-       "kernels/render_naive.cu", true, {}, {}, {}, {}, make_cuda_naive_renderer},
+       "kernels/renderers/naive.cu", true, {}, {}, {}, {}, make_cuda_naive_renderer},
       {"cuda-tile-scan",
        "CUDA, a block per tile: cull a batch of circles, compact with an exclusive scan in "
        "shared memory, shade in order",
-       "kernels/render_tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024}, block_scans(),
+       "kernels/renderers/tile_scan.cu", true, {16, 32}, {32, 64, 128, 256, 512, 1024}, block_scans(),
        block_scan_notes(), make_cuda_tile_scan_renderer},
       {"cuda-tile-binned",
        "CUDA, circles binned into tiles first (count, scan, scatter by tile; a radix sort where "
@@ -90,7 +90,7 @@ const std::vector<RendererInfo>& renderer_registry() {
        "pixels (tiny circles: each marks the pixels it covers); few circles: one kernel, no binning; "
        "--early-exit: front to back, stopping settled pixels and tiles; --half-colour: R, G and B blended in "
        "half precision by the eight-pixel walk",
-       "kernels/render_tile_binned.cu", true, {32, 16}, {}, device_scans(), device_scan_notes(),
+       "kernels/renderers/binned/", true, {32, 16}, {}, device_scans(), device_scan_notes(),
        make_tile_binned, true, true, true},
   };
   return list;

@@ -18,7 +18,7 @@ struct RendererInfo {
   std::vector<int> tile_sizes;   // supported tile sizes, the default first; empty: no tiles
   std::vector<int> batch_sizes;  // supported batch sizes (each <= tile_size^2); empty: none
   // Supported scans by name, the default first; empty: no scan setting. cuda-tile-scan's are
-  // block-level scans (kernels/lab/block_scan.cuh), cuda-tile-binned's the lab's device-wide
+  // block-level scans (kernels/primitives/block_scan.cuh), cuda-tile-binned's the lab's device-wide
   // exclusive_scan variants; scan_notes has one line on each, in the same order.
   std::vector<std::string> scans;
   std::vector<std::string> scan_notes;

@@ -25,7 +25,7 @@
 #include "app/interop.h"
 #include "app/live_lab.h"
 #include "app/panels.h"
-#include "kernels/counters.h"
+#include "kernels/cuda/counters.h"
 #include "app/bench.h"
 #include "app/cli.h"
 #include "app/viewer_layout.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/viewer_impl.h"
-#include "kernels/counters.h"
+#include "kernels/cuda/counters.h"
 
 namespace circles {
 

@@ -211,7 +211,7 @@ struct KernelsUi {
 };
 
 // The Counters panel (app/counters_panel.cpp): the GPU's hardware counters for one piece of
-// work, read in-process with CUPTI (kernels/counters.h) when Measure is pressed: a lab variant
+// work, read in-process with CUPTI (kernels/cuda/counters.h) when Measure is pressed: a lab variant
 // ticked in the Kernels panel, or the renderer's whole frame.
 struct CountersUi {
   std::vector<std::string> targets;  // "frame: RENDERER", then "lab: VARIANT" of the ticked rows

@@ -123,7 +123,7 @@ class Renderer {
   virtual bool time_tiles(bool /*on*/) { return false; }
   virtual std::vector<double> tile_cycles(int* /*tile*/, int* /*tiles_x*/, int* /*tiles_y*/) { return {}; }
   // The Counters panel's per-stage measurements (GPU renderers): while set, render() opens the
-  // hardware-counter range (kernels/counters.h, counters_range_push/pop) around that stage's
+  // hardware-counter range (kernels/cuda/counters.h, counters_range_push/pop) around that stage's
   // kernels only. "" turns it off. False where the renderer has no such hook.
   virtual bool profile_stage(const std::string& /*stage*/) { return false; }
   // How the last frame was drawn and why (a renderer with strategies: "direct: ..." or

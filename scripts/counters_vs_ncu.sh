@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # In-process hardware counters (`circles kernels --counters`: CUPTI's range profiler, see
-# kernels/counters.h) beside Nsight Compute's figures for the same kernels, as one table.
+# kernels/cuda/counters.h) beside Nsight Compute's figures for the same kernels, as one table.
 #
 # For each case (one variant and knob value), two runs of the same `circles kernels` command:
 #   1. with --counters: after the checked and timed runs, one more run under CUPTI, its metrics
@@ -12,7 +12,7 @@
 #      threads per instruction weighted by sm__inst_executed.sum.
 # ncu runs with --cache-control none --clock-control none, so it sees the caches and clocks the
 # program sees (set NCU_FLAGS to change that, e.g. NCU_FLAGS="--cache-control all"); the metric
-# list is read from the --counters JSON, so it is the program's own (kernels/counters.cpp).
+# list is read from the --counters JSON, so it is the program's own (kernels/cuda/counters.cpp).
 #
 # On the GPU machine, as root (both need permission to profile), with the executables in $BIN
 # (default .device/bin); writes under $OUT (default /tmp/circles-gpu-out), the table in

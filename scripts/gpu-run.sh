@@ -247,7 +247,7 @@ micro2M_tiny micro2M 1024x1024 ^tiny_shade_kernel"}
       ;;
     counters-viewer)
       echo "== the Counters panel beside Nsight Compute: a lab variant (256 MiB input) and a renderer's frame"
-      # The program's metric list (kernels/counters.cpp, counter_metrics()), for ncu.
+      # The program's metric list (kernels/cuda/counters.cpp, counter_metrics()), for ncu.
       m=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
       m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active
       m=$m,smsp__thread_inst_executed_per_inst_executed.ratio,sm__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active

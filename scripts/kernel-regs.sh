@@ -5,7 +5,7 @@
 # spill; check here before taking an edit to the GPU machine. It compiles with the renderer
 # kernels' flags (circles_kernels in CMakeLists.txt: no FMA contraction); the kernel lab builds with
 # FMA on, and -DCIRCLES_LAB_PTXAS_VERBOSE=ON prints its kernels' usage from the real build.
-# Usage: bash scripts/kernel-regs.sh kernels/render_tile_binned.cu [extra nvcc flags, e.g. -DNAME=1]
+# Usage: bash scripts/kernel-regs.sh kernels/renderers/binned/renderer.cu [extra nvcc flags, e.g. -DNAME=1]
 # Environment: NVCC (default /usr/local/cuda/bin/nvcc), ARCH (default 90).
 set -euo pipefail
 [ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 FILE.cu [nvcc flags...]" >&2; exit 2; }

@@ -1,4 +1,4 @@
-// Hardware counters (kernels/counters.h) on lab kernels whose counts are known from their code:
+// Hardware counters (kernels/cuda/counters.h) on lab kernels whose counts are known from their code:
 // bank conflicts by stride, DRAM bytes of a reduction and a transpose, and the repeatability of a
 // measurement. Without a GPU, or where counters cannot be read, the GPU tests skip; with
 // CIRCLES_REQUIRE_GPU=1 a missing GPU fails them, and with CIRCLES_REQUIRE_COUNTERS=1 so does
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "app/lab_registry.h"
-#include "kernels/counters.h"
-#include "kernels/cuda_device.h"
+#include "kernels/cuda/counters.h"
+#include "kernels/cuda/device.h"
 #include "kernels/lab/lab_run.h"
 
 namespace circles {

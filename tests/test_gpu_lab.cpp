@@ -12,7 +12,7 @@
 
 #include "app/lab_registry.h"
 #include "app/registry.h"
-#include "kernels/cuda_raii.h"
+#include "kernels/cuda/raii.h"
 #include "kernels/lab/frame_stats.h"
 #include "kernels/lab/lab_launch.h"
 #include "kernels/lab/lab_run.h"

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/lab/lab_launch.h"
 
 namespace circles::lab {

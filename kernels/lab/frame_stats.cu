@@ -4,11 +4,11 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "kernels/cuda_check.h"
-#include "kernels/cuda_raii.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/raii.h"
 #include "kernels/lab/frame_stats.h"
 #include "kernels/lab/lab_launch.h"
-#include "kernels/nvtx.h"
+#include "kernels/cuda/nvtx.h"
 #include "render/raster.h"
 
 namespace circles::lab {

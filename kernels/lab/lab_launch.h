@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "kernels/cuda_check.h"
-#include "kernels/cuda_raii.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/raii.h"
 #include "kernels/lab/lab.h"
 
 namespace circles::lab {

@@ -1,7 +1,7 @@
 // The lab's harness (see lab_run.h). Device buffers, the stream, the events and the scratch are
 // made once per problem; the checked run grows the scratch, so timed runs allocate nothing.
 #include "kernels/lab/lab_run.h"
-#include "kernels/nvtx.h"
+#include "kernels/cuda/nvtx.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda_raii.h"
+#include "kernels/cuda/raii.h"
 #include "kernels/lab/lab_launch.h"
 #include "render/stats.h"
 

@@ -48,7 +48,7 @@ class LabBench {
   Measurement device_copy(const Timing& timing);
   // Enqueues one run of `v` with `param` on the bench's stream, exactly as a timed run does (same
   // buffers and scratch, output not poisoned, nothing checked), and returns without waiting: the
-  // work that measure_counters (kernels/counters.h) replays. A CPU variant runs to completion here.
+  // work that measure_counters (kernels/cuda/counters.h) replays. A CPU variant runs to completion here.
   // Call run() for the same variant and param first, so that the scratch is already grown.
   void launch_once(const Variant& v, int param);
   // The same run for the viewer's Kernels panel: enqueued on `stream` (a cudaStream_t; nullptr:

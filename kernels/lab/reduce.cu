@@ -30,9 +30,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/lab/lab_launch.h"
-#include "kernels/lab/lab_util.cuh"
+#include "kernels/primitives/warp.cuh"
 
 namespace circles::lab {
 namespace {

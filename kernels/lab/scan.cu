@@ -26,11 +26,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/cuda_check.h"
-#include "kernels/dependent_launch.cuh"
-#include "kernels/lab/block_scan.cuh"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/primitives/block_scan.cuh"
 #include "kernels/lab/lab_launch.h"
-#include "kernels/lab/lab_util.cuh"
+#include "kernels/primitives/warp.cuh"
 
 namespace circles::lab {
 
@@ -73,7 +73,7 @@ __device__ __forceinline__ int from_bits<int>(unsigned b) { return static_cast<i
 template <>
 __device__ __forceinline__ float from_bits<float>(unsigned b) { return __uint_as_float(b); }
 
-using lab::shfl_up;  // int and float (block_scan.cuh); the pair's overload joins them here
+using circles::shfl_up;  // int and float (kernels/primitives/block_scan.cuh); the pair's overload joins them here
 template <class T>
 __device__ __forceinline__ SegPair<T> shfl_up(SegPair<T> p, int d) {
   return SegPair<T>{shfl_up(p.f, d), shfl_up(p.v, d)};

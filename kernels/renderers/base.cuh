@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/counters.h"
-#include "kernels/cuda_raii.h"
-#include "kernels/nvtx.h"
-#include "kernels/stage_timer.h"
+#include "kernels/cuda/counters.h"
+#include "kernels/cuda/raii.h"
+#include "kernels/cuda/nvtx.h"
+#include "kernels/cuda/stage_timer.h"
 #include "render/animate.h"
 #include "render/raster.h"
 #include "render/renderer.h"

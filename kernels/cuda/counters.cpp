@@ -14,7 +14,7 @@
 // replaying it ourselves is cheap and exact. The metrics need one pass on every chip CUPTI 13
 // knows, so the work normally runs once. The profiler is disabled again after each measurement,
 // so frames between measurements run with no profiler on the context.
-#include "kernels/counters.h"
+#include "kernels/cuda/counters.h"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda_device.h"
+#include "kernels/cuda/device.h"
 
 namespace circles {
 

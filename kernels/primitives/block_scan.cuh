@@ -1,16 +1,16 @@
-// Block-level exclusive scans: the tile scans of the lab's device-wide scan ladder
-// (kernels/lab/scan.cu) and the choices for cuda-tile-scan's in-block compaction (`--scan`,
-// kernels/tile_common.cuh). Header-only device code, so a renderer uses the lab's own code without
-// linking the lab library. Every scan here contains __syncthreads(): every thread of the block
-// must call it, and a caller that reuses the shared storage must pass a barrier first.
+// Block-level exclusive scans, shared by the kernel lab's device-wide scan ladder
+// (kernels/lab/scan.cu: its tile scans) and cuda-tile-scan's in-block compaction (`--scan`,
+// kernels/renderers/tile_common.cuh). Header-only device code. Every scan here contains
+// __syncthreads(): every thread of the block must call it, and a caller that reuses the shared
+// storage must pass a barrier first.
 #pragma once
 #include <cub/block/block_scan.cuh>
 
 #include <type_traits>
 
-#include "kernels/lab/lab_util.cuh"
+#include "kernels/primitives/warp.cuh"
 
-namespace circles::lab {
+namespace circles {
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks (the lab's tile kernels call these directly).
@@ -234,4 +234,4 @@ void with_block_scan(BlockScanAlgo a, F&& f) {
   }
 }
 
-}  // namespace circles::lab
+}  // namespace circles

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace circles {
 

@@ -1,14 +1,14 @@
 // cuda-tile-scan: one block per tile (16x16 by default); circles in batches of one per thread; a block-wide
 // exclusive scan compacts the batch's circles that touch the tile into shared memory, in order;
 // then each thread shades its own pixel from that list. No atomics, no races on pixels. The scan
-// is one of the lab's block-level scans (kernels/lab/block_scan.cuh), chosen by name (`--scan`).
+// is one of the lab's block-level scans (kernels/primitives/block_scan.cuh), chosen by name (`--scan`).
 #include <stdexcept>
 #include <string>
 
-#include "kernels/config.h"
-#include "kernels/cuda_renderer_base.cuh"
-#include "kernels/cuda_renderers.h"
-#include "kernels/tile_common.cuh"
+#include "kernels/renderers/config.h"
+#include "kernels/renderers/base.cuh"
+#include "kernels/renderers/cuda_renderers.h"
+#include "kernels/renderers/tile_common.cuh"
 #include "render/renderer.h"
 
 namespace circles {
@@ -55,7 +55,7 @@ class CudaTileScanRenderer final : public CudaRenderer {
     stage_begin("clear+cull+scan+shade");
     const FrameParams f = frame_params();
     with_tile_size(tile_, [&](auto tile) {
-      lab::with_block_scan(scan_, [&](auto scan) {
+      with_block_scan(scan_, [&](auto scan) {
         constexpr int T = decltype(tile)::value;
         constexpr BlockScanAlgo A = decltype(scan)::value;
         const dim3 grid((f.view.width + T - 1) / T, (f.view.height + T - 1) / T);

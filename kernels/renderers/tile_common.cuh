@@ -1,8 +1,8 @@
 // Device building blocks shared by the tile renderers: a block owns a TILE x TILE tile, one
 // thread per pixel; circles are staged through shared memory and blended in order.
 #pragma once
-#include "kernels/cuda_renderer_base.cuh"
-#include "kernels/lab/block_scan.cuh"
+#include "kernels/renderers/base.cuh"
+#include "kernels/primitives/block_scan.cuh"
 
 namespace circles {
 
@@ -48,11 +48,10 @@ __device__ __forceinline__ void blend_staged(const float4* s_pos, const float4* 
   }
 }
 
-// The block's scan of its cull flags: one of the lab's block-level scans (kernels/lab/block_scan.cuh),
+// The block's scan of its cull flags: one of the block-level scans (kernels/primitives/block_scan.cuh),
 // picked by cuda-tile-scan's `--scan`; TileScanStorage is its shared memory.
-using lab::BlockScanAlgo;
 template <BlockScanAlgo A, int TILE>
-using TileScanStorage = typename lab::BlockFlagScan<A, TILE * TILE>::Storage;
+using TileScanStorage = typename BlockFlagScan<A, TILE * TILE>::Storage;
 
 // The tile-scan loop: all N circles in batches of `batch` (one per thread); each thread tests one
 // circle against the tile, the scan (algorithm A) compacts the survivors into shared memory in
@@ -71,7 +70,7 @@ __device__ __forceinline__ void cull_scan_shade_all(const DeviceCircles& circles
       touches = circle_touches_box(p.x, p.y, p.w, t.x0, t.y0, t.x1, t.y1);
     }
     int total;
-    const int slot = lab::BlockFlagScan<A, kThreads>::exclusive(touches, s_scan, &total);
+    const int slot = BlockFlagScan<A, kThreads>::exclusive(touches, s_scan, &total);
     if (touches) {
       s_pos[slot] = p;
       s_col[slot] = circles.color[k];

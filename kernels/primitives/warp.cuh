@@ -1,13 +1,14 @@
-// Host helpers shared by the lab's kernel files (grid sizes, the device's SM count, warp masks).
+// Warp and grid helpers shared by the renderers and the kernel lab: the full-warp mask, the
+// device's SM count, grid sizes.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <stdexcept>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 
-namespace circles::lab {
+namespace circles {
 
 constexpr unsigned kFullMask = 0xffffffffu;  // every lane of a warp, for the *_sync intrinsics
 
@@ -28,8 +29,8 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) /
 // limit (2^31 - 1).
 inline unsigned grid_blocks(std::size_t items, std::size_t per_block) {
   const std::size_t blocks = ceil_div(items, per_block);
-  if (blocks > 0x7fffffffu) throw std::invalid_argument("lab: problem too large for one grid");
+  if (blocks > 0x7fffffffu) throw std::invalid_argument("problem too large for one grid");
   return static_cast<unsigned>(blocks);
 }
 
-}  // namespace circles::lab
+}  // namespace circles

@@ -1,5 +1,5 @@
-#include "kernels/cuda_renderer_base.cuh"
-#include "kernels/tile_common.cuh"
+#include "kernels/renderers/base.cuh"
+#include "kernels/renderers/tile_common.cuh"
 
 #include "render/animate.h"
 #include "render/units.h"
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(TILE * TILE) heat_counts_kernel(DeviceCircles 
     }
     in_tile += __syncthreads_count(touches);
     int total;
-    const int slot = lab::ballot_exclusive_scan_flags<kThreads / 32>(touches, s_warp_totals, &total);
+    const int slot = ballot_exclusive_scan_flags<kThreads / 32>(touches, s_warp_totals, &total);
     if (touches) s_pos[slot] = p;
     __syncthreads();
     for (int s = 0; s < total; ++s) {

@@ -1,6 +1,6 @@
-#include "kernels/cuda_device.h"
+#include "kernels/cuda/device.h"
 
-#include "kernels/dependent_launch.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>

@@ -3,14 +3,14 @@
 // wait for the last frame exactly. With stages off (set_stages(false)), a frame is timed whole,
 // one entry "frame", and no event goes between two stages that follow each other at once
 // (mark(..., then = true)): an event recorded between two kernels delays the second by about
-// 1.4 us on the H100 and stops it from starting early (kernels/dependent_launch.cuh).
+// 1.4 us on the H100 and stops it from starting early (kernels/cuda/dependent_launch.cuh).
 #pragma once
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/cuda_raii.h"
+#include "kernels/cuda/raii.h"
 #include "render/renderer.h"
 
 namespace circles {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace circles {
 

@@ -1,7 +1,7 @@
 // cuda-naive: one thread per pixel, looping over every circle in order.
-#include "kernels/config.h"
-#include "kernels/cuda_renderer_base.cuh"
-#include "kernels/cuda_renderers.h"
+#include "kernels/renderers/config.h"
+#include "kernels/renderers/base.cuh"
+#include "kernels/renderers/cuda_renderers.h"
 
 namespace circles {
 

@@ -1,0 +1,188 @@
+// Binning by counting, the default where it fits: per block of circles, how many touch each
+// tile, into a tile x block matrix whose exclusive scan gives every (tile, block) its slots; the
+// scatter sorts a block's pairs by tile in shared memory and writes its circle ids there.
+#pragma once
+#include <cub/block/block_radix_sort.cuh>
+
+#include "kernels/renderers/base.cuh"
+#include "render/raster.h"
+#include "kernels/renderers/binned/geometry.cuh"
+#include "kernels/renderers/binned/sort_path.cuh"
+
+namespace circles::binned {
+
+// Binning by counting (where it fits; the sort above is the fallback). The chunk's circles go
+// in blocks of `per_block` (at most kBinMaxCircles); the count writes, per block, how many of its
+// circles touch each tile into a tile-major matrix (matrix[tile * blocks + block]), so one
+// exclusive scan over the matrix gives every (tile, block) its first slot in the tile-ordered
+// pair list; the scatter then writes each block's circle ids straight to their slots. No global
+// sort, no keys in memory, and the tile ranges come from the scanned matrix.
+constexpr int kBinThreads = 256;
+constexpr int kBinItems = 8;                             // pairs a thread in the scatter's block sort
+constexpr int kBinCapacity = kBinThreads * kBinItems;    // pairs a block of circles may have
+// The scatter's smaller sort, for blocks whose pairs fit it (micro2M: about 1,100 pairs a block
+// of 1,024 circles, so the sort of 2,048 slots was half padding).
+constexpr int kBinItemsFew = 5;
+constexpr int kBinCapacityFew = kBinThreads * kBinItemsFew;
+constexpr int kBinLocalBits = 10;                        // a circle's index in its block
+constexpr int kBinMaxCircles = 1 << kBinLocalBits;       // circles a block
+constexpr int kBinMaxTiles = 4096;                       // tiles (a 16 KB histogram in shared memory)
+constexpr long long kBinMaxMatrix = 1ll << 22;           // tiles x blocks (16 MB; twice, scanned)
+constexpr int kBinMaxColumns = 8;                        // matrix columns a count block (a power of two)
+static_assert((kBinMaxColumns & (kBinMaxColumns - 1)) == 0, "the count writes the matrix by shifts");
+constexpr int kBinCountThreads = 1024;                   // threads a count block
+constexpr int kBinHistInts = 8192;                       // columns x tiles in the count's shared memory
+
+// The count for binning by counting: `columns` blocks of `per_block` circles of [lo, hi) a
+// thread block (blocks * columns matrix columns in all); each circle's tiles counted into its
+// column's shared histogram (shared atomics) and into counts (the fallback's per-circle counts);
+// then the histograms are written as the matrix's columns, each tile's `columns` entries side
+// by side (one 32-byte sector for eight, where one entry a column would be a sector each), and
+// each column's pair total goes into stats (sum and maximum: the host checks it fits the
+// scatter's kBinCapacity). Memory-bound on the circles and the matrix; 1024 threads, so that
+// two blocks of eight columns fill an SM.
+__global__ void __launch_bounds__(kBinCountThreads)
+    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
+                             int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
+                             ChunkStats* stats, FusedStep step) {
+  extern __shared__ int s_hist[];  // columns x tiles
+  __shared__ unsigned s_total[kBinMaxColumns];
+  if (settled && stats->unsettled == 0) return;  // the frame is done (see count_tiles_kernel)
+  for (int t = threadIdx.x; t < columns * tiles; t += kBinCountThreads) s_hist[t] = 0;
+  if (threadIdx.x < kBinMaxColumns) s_total[threadIdx.x] = 0;
+  __syncthreads();
+  const int column0 = static_cast<int>(blockIdx.x) * columns;
+  const int first = lo + column0 * per_block;
+  const int end = min(hi, first + columns * per_block);
+  const int block_shift = __ffs(per_block) - 1;  // per_block is a power of two
+  for (int k = first + static_cast<int>(threadIdx.x); k < end; k += kBinCountThreads) {
+    const int g = (k - first) >> block_shift;
+    int* hist = s_hist + g * tiles;
+    int n = 0;
+    for_each_tile(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int tx, int ty) {
+      atomicAdd(&hist[ty * tiles_x + tx], 1);
+      ++n;
+    });
+    counts[k - lo] = n;
+    if (n) atomicAdd(&s_total[g], static_cast<unsigned>(n));
+  }
+  __syncthreads();
+  const int mine = min(columns, blocks - column0);  // this block's columns
+  // A tile's kBinMaxColumns entries a step of the loop (those past `mine` skipped): shifts, where
+  // dividing by `mine` took about 20 instructions an entry.
+  for (int i = threadIdx.x; i < tiles * kBinMaxColumns; i += kBinCountThreads) {
+    const int t = i / kBinMaxColumns, g = i % kBinMaxColumns;
+    if (g < mine) matrix[static_cast<long long>(t) * blocks + column0 + g] = s_hist[g * tiles + t];
+  }
+  if (threadIdx.x < mine && s_total[threadIdx.x]) {
+    atomicAdd(&stats->total, static_cast<unsigned long long>(s_total[threadIdx.x]));
+    atomicMax(&stats->max_block, static_cast<unsigned long long>(s_total[threadIdx.x]));
+  }
+}
+
+// The scatter for binning by counting, a block per block of circles (as counted): each thread
+// takes up to four consecutive circles, a block scan of their counts places every circle's
+// (tile, index) keys in circle order in shared memory, a block radix sort on the tile bits
+// alone (stable, so each tile's circles stay in order) groups them by tile, and each key's id
+// goes to its tile's slot for this block (from the scanned matrix) plus its rank in the tile.
+// Every block also writes a share of the tile ranges. Per pair: a walk step, a shared store,
+// the block sort's few passes and one coalesced-by-tile global store. The count's total and
+// worst block are checked before anything is written: when the pairs do not fit `capacity` ids
+// or a block's do not fit the sort (the host went ahead without reading them), every range is
+// empty, nothing else is written, and the host does the chunk again. kItems: pairs a thread in the block sort
+// (kBinItems, or kBinItemsFew where the host expects a block's pairs to fit).
+template <int kItems>
+__global__ void __launch_bounds__(kBinThreads)
+    scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
+                               int tiles, int tile_bits, const unsigned char* settled, const int* counts,
+                               const int* offsets, const ChunkStats* stats, unsigned long long capacity,
+                               unsigned* ids, uint2* ranges) {
+  constexpr int kCapacity = kBinThreads * kItems;
+  using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kItems, cub::NullType, 5>;
+  using Scan = cub::BlockScan<int, kBinThreads>;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } s_tmp;
+  __shared__ unsigned s_keys[kCapacity];
+  extern __shared__ int s_base[];  // tiles: a tile's first slot for this block, less its first rank
+  const int blocks = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+  // Launched dependent after the scan (kernels/cuda/dependent_launch.cuh): its offsets are read after
+  // the wait. Once every block is here, the shade's blocks may start in the room this kernel's
+  // last blocks leave (they wait for it to finish before they read the ranges and ids).
+  wait_for_prior_grid();
+  allow_dependent_launch();
+  const int first = lo + b * per_block;
+  const int n = min(hi, first + per_block) - first;
+  constexpr int kPer = kBinMaxCircles / kBinThreads;
+  const int per = (n + kBinThreads - 1) / kBinThreads;  // circles a thread, at most kPer
+  const int mine = static_cast<int>(threadIdx.x) * per;
+  int count[kPer], sum = 0;
+  // The circles' counts and positions are loaded first, beside the count's stats (no load waits
+  // on another; a chunk that does not fit drops them), and their latency overlaps the scan's.
+  float4 q[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const bool here = j < per && mine + j < n;
+    count[j] = here ? counts[first - lo + mine + j] : 0;
+    q[j] = here ? c.pos_rad[first + mine + j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    sum += count[j];
+  }
+  const unsigned long long total = stats->total;
+  const bool fits = total <= capacity && stats->max_block <= static_cast<unsigned long long>(kCapacity);
+  for (int t = b * kBinThreads + static_cast<int>(threadIdx.x); t < tiles; t += blocks * kBinThreads) {
+    const long long at = static_cast<long long>(t) * blocks;
+    ranges[t] = fits ? make_uint2(static_cast<unsigned>(offsets[at]),
+                                  t + 1 < tiles ? static_cast<unsigned>(offsets[at + blocks]) : static_cast<unsigned>(total))
+                     : make_uint2(0u, 0u);
+  }
+  if (!fits) return;  // uniform across the block
+  int slot = 0, pairs = 0;
+  Scan(s_tmp.scan).ExclusiveSum(sum, slot, pairs);
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    if (count[j] == 0) continue;
+    const unsigned local = static_cast<unsigned>(mine + j);
+    for_each_tile(q[j], v, tile, tiles_x, settled, [&](int tx, int ty) {
+      if (slot < kCapacity) s_keys[slot] = static_cast<unsigned>(ty * tiles_x + tx) << kBinLocalBits | local;
+      ++slot;
+    });
+  }
+  __syncthreads();
+  unsigned key[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int p = static_cast<int>(threadIdx.x) * kItems + j;  // blocked: the sort is stable in this order
+    key[j] = p < pairs ? s_keys[p] : ~0u;
+  }
+  __syncthreads();  // the sort's storage is the scan's
+  Sort(s_tmp.sort).SortBlockedToStriped(key, kBinLocalBits, kBinLocalBits + tile_bits);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
+  __syncthreads();
+  // Each run's first key takes its tile's slot for this block from the scanned matrix. The
+  // kItems loads are all issued before the first is used (a padding key or a run's later key
+  // loads tile 0's entry, which it drops): one conditional load an item, each waiting on the
+  // last, was a third of the kernel's stall samples (Nsight Compute, rand1M).
+  int base[kItems];
+  bool head[kItems];
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
+    const int t = static_cast<int>(key[j] >> kBinLocalBits);
+    head[j] = p < pairs && (p == 0 || static_cast<int>(s_keys[p - 1] >> kBinLocalBits) != t);
+    base[j] = offsets[static_cast<long long>(head[j] ? t : 0) * blocks + b];
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j)
+    if (head[j]) s_base[key[j] >> kBinLocalBits] = base[j] - (j * kBinThreads + static_cast<int>(threadIdx.x));
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int p = j * kBinThreads + static_cast<int>(threadIdx.x);
+    if (p < pairs)
+      ids[s_base[key[j] >> kBinLocalBits] + p] = static_cast<unsigned>(first) + (key[j] & (kBinMaxCircles - 1u));
+  }
+}
+
+}  // namespace circles::binned

@@ -1,0 +1,727 @@
+// cuda-tile-binned: the fast renderer, the pipeline and its plan. Two strategies, chosen per
+// frame (binned_strategy() in kernels/renderers/config.h says which and why):
+//  - direct (few circles): one shade kernel; each block walks all N circles and its warps cull
+//    them against their own pixels. No binning, so no fixed cost of its stages.
+//  - binned: circles are binned into tiles (32x32 by default) before shading, so each tile reads
+//    only the circles that touch it. Per chunk of circles (all of them unless their pairs exceed
+//    the pair budget; then halved until they fit, so scratch memory is bounded):
+//      by counting, where it fits (count_path.cuh): count each block of circles' tiles into a
+//      tile x block matrix -> exclusive scan of the matrix -> scatter each block's ids, sorted by
+//      tile, to their slots -> shade;
+//      else by sorting (sort_path.cuh): count each circle's tiles (64-bit total, read by the
+//      host) -> exclusive scan -> duplicate (tile, circle) pairs -> CUB's stable radix sort by
+//      tile -> tile ranges -> shade.
+//    A frame's first chunk binned by counting goes ahead of its count: the scatter checks the
+//    count on the device and the host reads it after the shade.
+// The shade (a block a tile): the warps' walk (shade_walk.cuh), the eight-pixel walk for binned
+// exact frames of small flat circles (shade_rows8.cuh), or tiny circles' masks (shade_tiny.cuh);
+// shade_common.cuh holds what they share. Every exact frame blends each circle in order with
+// cpu-ref's test and blend (one FMA a channel), so it is cpu-ref's picture to the bit. Early exit
+// (--early-exit) walks the chunks from the last circle back, composites front to back, and stops
+// a pixel once what lies below can move no 8-bit channel, a tile once its pixels have, binning
+// the next chunk only into the tiles still open. The scan is one of the kernel lab's device-wide
+// exclusive scans (`--scan`; the decoupled look-back by default), handed in as a launcher.
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/renderers/config.h"
+#include "kernels/renderers/base.cuh"
+#include "kernels/renderers/cuda_renderers.h"
+#include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/lab/lab_launch.h"
+#include "kernels/primitives/warp.cuh"
+#include "kernels/renderers/tile_common.cuh"
+#include "kernels/renderers/binned/geometry.cuh"
+#include "kernels/renderers/binned/sort_path.cuh"
+#include "kernels/renderers/binned/count_path.cuh"
+#include "kernels/renderers/binned/shade_common.cuh"
+#include "kernels/renderers/binned/shade_walk.cuh"
+#include "kernels/renderers/binned/shade_rows8.cuh"
+#include "kernels/renderers/binned/shade_tiny.cuh"
+#include "render/modes.h"
+#include "render/renderer.h"
+
+namespace circles {
+
+using namespace binned;  // the stages' kernels and their arguments
+
+namespace {
+
+int bits_for(unsigned n) {
+  int b = 0;
+  while (b < 32 && (1ull << b) < n) ++b;
+  return b;
+}
+
+class CudaTileBinnedRenderer final : public CudaRenderer {
+ public:
+  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour, const BinnedChoices& forced)
+      : tile_(tile), scan_(scan), early_requested_(early), half_requested_(half_colour), early_(early) {
+    if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
+    if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
+      throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
+    CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
+    *host_stats_ = ChunkStats{0, 0};
+    // Choices forced (RendererSettings::binned; tests and experiments), each checked by the
+    // registry's resolve_settings.
+    if (forced.max_pairs) limit_ = forced.max_pairs;  // a smaller pair budget forces chunking
+    forced_ = forced.strategy;
+    if (forced.rows) rows_ = forced.rows;
+    early_forced_ = forced.force_early;
+    sort_forced_ = forced.sort;
+    if (forced.block) {  // a power of two from 32 to 1024, rounded down, as the count's shift needs
+      forced_block_ = 32;
+      while (forced_block_ < kBinMaxCircles && 2 * forced_block_ <= forced.block) forced_block_ *= 2;
+    }
+    forced_compose_ = forced.compose;
+    forced_tiny_ = forced.tiny;
+    forced_few_ = forced.few_scatter;
+  }
+  ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
+
+  void load(const Scene& scene, int width, int height) override {
+    const std::size_t n = scene.circles.size();
+    const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
+    // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
+    // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
+    // temporaries: about 20 bytes.
+    budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(std::min(limit_, kMaxChunkPairs))));
+    const unsigned long long estimate = estimate_pairs(scene, width, height);
+    const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate));
+    // Binning by counting: a matrix of tiles x blocks of circles and its scan.
+    const double matrix_bytes =
+        tiles <= kBinMaxTiles ? 8.0 * std::min<double>(kBinMaxMatrix, tiles * std::ceil(n / 32.0)) : 0.0;
+    // Per circle a count and an offset (8 B) and at most 4 B of the scan's temporaries; per tile
+    // a range (8 B) and a settled flag; early exit a transmittance per pixel.
+    const double extra =
+        pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) + (early_ ? 4.0 * width * height : 0.0);
+    const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
+                        2.0 * (keys16_.size() + keys16_alt_.size()) +
+                        4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
+                        8.0 * ranges_.size() + temp_.size() +
+                        4.0 * transmittance_.size() + settled_.size();
+    check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
+                        "pair budget " + std::to_string(budget_), held);
+    CudaRenderer::load_unchecked(scene, width, height);
+    reset_device_memory_peak();
+    half_colour_why_not_ = half_colour_refusal(scene);
+    half_colour_ = half_requested_ && half_colour_why_not_.empty();
+    // Compose runs of circles that cover a warp's whole 8x8 box when the typical circle is big
+    // enough to: radius at least 16 pixels (the box's half diagonal is 5.7); and runs that cover
+    // the whole tile when the radius is two tiles or more. For smaller circles the checks cost
+    // more than they save (measured: rand10k and pattern 20% slower with tile runs).
+    std::vector<float> radii;
+    for (std::size_t k = 0; k < n; k += std::max<std::size_t>(1, n / 1024)) radii.push_back(scene.circles[k].radius);
+    double mean_area = 0;  // in pixels
+    for (float r : radii) mean_area += 3.14159265 * (r * std::min(width, height)) * (r * std::min(width, height));
+    mean_area = radii.empty() ? 0.0 : mean_area / static_cast<double>(radii.size());
+    const double depth_chunk = mean_area > 0 ? kFirstEarlyDepth * width * height / mean_area : static_cast<double>(n);
+    first_early_chunk_ = static_cast<int>(std::min<double>(static_cast<double>(n), std::max<double>(kFirstEarlyChunk, depth_chunk)));
+    std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
+    median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
+    // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
+    // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
+    // front-to-back passes would only add chunks. Those scenes are drawn exactly.
+    // Shallow scenes too: where a pixel lies under fewer than kEarlyMinDepth circles on average
+    // (at alpha .5 it takes 9 to settle one), few tiles stop before their last circle, and the
+    // exact kernels (four pixels a lane in direct frames) are the faster way to the same promise.
+    const double depth = static_cast<double>(n) * mean_area / (static_cast<double>(width) * height);
+    early_ = early_requested_;
+    early_note_.clear();
+    // Where early exit cannot keep its promise (a colour above 1, an alpha too small to bound the
+    // reassociated sums: early_exit_refusal), the frame is drawn exact, test hook or not.
+    const std::string bound = early_exit_refusal(scene);
+    std::string why_exact;
+    if (!bound.empty()) why_exact = bound;
+    else if (scene.shading != Shading::Flat) why_exact = "snow shading fades, tiles do not settle";
+    else if (median_radius_px_ < kEarlyMinRadiusPixels) why_exact = "median radius under 4 pixels, tiles do not settle";
+    else if (depth < kEarlyMinDepth) {
+      char d[120];
+      std::snprintf(d, sizeof d, "a pixel lies under %.1f circles on average, under %.0f: few tiles settle", depth,
+                    kEarlyMinDepth);
+      why_exact = d;
+    }
+    if (early_requested_ && !why_exact.empty() && (!early_forced_ || !bound.empty())) {
+      early_ = false;
+      early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
+    }
+    // Tile runs (early exit only, below) from a radius of one and a half tiles, two in its direct
+    // frames (whose kernels fold, and spill more with tile runs).
+    // Box runs from a radius of 16 pixels, except in binned exact frames of flat circles at four
+    // pixels a lane: there a frame without runs walks per row group of 8 lanes (shade_kernel's
+    // kSubBoxes), whose smaller boxes pay better up to a radius of one tile (H100, 1024x1024,
+    // random circles 320 deep, box runs against row groups: radius 16 pixels 0.343 -> 0.308 ms,
+    // 24 0.264-0.267 -> 0.254, 32 0.227-0.229 -> 0.228-0.230, 40 0.202-0.203 -> 0.210-0.212;
+    // stress10M at 3840x2160, radius 25: 12.25-12.27 -> 11.74-11.76; docs/bench/shade8).
+    const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
+    const bool row_groups = direct_four_rows() && scene.shading == Shading::Flat;
+    const int binned_box = row_groups && median_radius_px_ < static_cast<float>(tile_) ? 0 : box;
+    const float direct_runs = early_ ? 2.f : kBinnedTileRunsRadius;
+    compose_direct_ = median_radius_px_ >= direct_runs * static_cast<float>(tile_) ? 2 : box;
+    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : binned_box;
+    if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
+    // Exact frames never pre-compose tile runs: a run's composed map rounds differently from its
+    // circles blended one by one, and exact mode draws cpu-ref's bits. They take box runs instead
+    // (each circle blended untested, in order).
+    if (!early_) {
+      compose_direct_ = std::min(compose_direct_, 1);
+      compose_binned_ = std::min(compose_binned_, 1);
+    }
+    chunk_ = static_cast<int>(n);
+    // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
+    // boxes' tiles, an upper bound, until a frame has counted them).
+    pairs_per_circle_ = n ? static_cast<double>(estimate) / static_cast<double>(n) : 0.0;
+  }
+
+  std::string plan() const override { return plan_; }
+  Mode mode() const override { return mode_; }
+  bool count_work(bool on) override {
+    counting_ = on;
+    return true;
+  }
+  bool work(Workload* out) override {
+    if (!have_work_) return false;
+    unsigned long long w[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpyAsync(w, work_.get(), sizeof w, cudaMemcpyDeviceToHost, stream()));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+    *out = last_work_;
+    out->pixel_tests = w[0];
+    out->blends = w[1];
+    return true;
+  }
+  std::uint64_t device_memory_peak() const override { return circles::device_memory_peak(); }
+
+ private:
+  // The chunks' pair budget when nothing smaller is asked for: 2^26 pairs, ~1.3 GB of scratch.
+  static constexpr unsigned long long kMaxChunkPairs = 1ull << 26;
+
+  // The pairs of the first frame's circles (the host's walk; for the memory check only).
+  unsigned long long estimate_pairs(const Scene& scene, int width, int height) const {
+    const View v = make_view(width, height);
+    unsigned long long pairs = 0;
+    for (const Circle& c : scene.circles) {
+      const TileRect t = tile_rect(c.x, c.y, c.radius, v, tile_shift());
+      if (t.x1 >= t.x0) pairs += static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
+    }
+    return pairs;
+  }
+
+  template <bool kEarly, bool kCount, int T, int R>
+  void launch_shade_rows(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    constexpr int threads = T * T / R;
+    auto launch = [&](auto kernel) { launch_dependent(kernel, grid, threads, 0, stream(), circles(), f, a); };
+    if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
+      if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels (exact: no tile runs)
+        if (compose_ == 1)
+          launch(shade_kernel<Shading::Flat, T, false, false, 1, R, true>);
+        else
+          launch(shade_kernel<Shading::Flat, T, false, false, 0, R, true>);
+        return;
+      }
+    }
+    if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
+    if constexpr (kEarly) {  // tile runs: early exit only (exact frames draw cpu-ref's bits)
+      if (compose_ == 2 && shading() == Shading::Flat) {
+        launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
+        return;
+      }
+    }
+    if (compose_ == 2 && !kEarly) throw std::logic_error("cuda-tile-binned: tile runs in an exact frame");
+    if (shading() == Shading::Snow)
+      launch(shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R>);
+    else if (compose_ == 1)
+      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
+    else if constexpr (!kEarly && T == kLargeTile && R == 4) {
+      if (a.ranges)  // the row groups' walk of binned frames, eight pixels a lane
+        launch_dependent(half_colour_ ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
+                         kRows8Threads, 0, stream(), circles(), f, a);
+      else
+        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
+    } else {
+      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);
+    }
+  }
+  template <bool kEarly, bool kCount>
+  void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    with_tile_size(tile_, [&](auto t) {
+      constexpr int T = decltype(t)::value;
+      // Exact frames at tile 32 take four pixels a lane (see shade_kernel), direct ones and binned
+      // flat ones; the others two. --binned-rows 2 keeps them at two (tests, benchmarks).
+      if constexpr (T == kLargeTile && !kEarly) {
+        if (a.ranges ? binned_four_rows() : direct_four_rows()) {
+          launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
+          return;
+        }
+      }
+      launch_shade_rows<kEarly, kCount, T, 2>(grid, f, a);
+    });
+  }
+  void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
+    if (a.ranges && tiny_) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
+      with_tile_size(tile_, [&](auto t) {
+        constexpr int T = decltype(t)::value;
+        if (counting_) launch_dependent(tiny_shade_kernel<T, true>, grid, kTinyThreads, 0, stream(), circles(), f, a);
+        else launch_dependent(tiny_shade_kernel<T, false>, grid, kTinyThreads, 0, stream(), circles(), f, a);
+      });
+      return;
+    }
+    if (early_) {
+      if (counting_) launch_shade<true, true>(grid, f, a);
+      else launch_shade<true, false>(grid, f, a);
+    } else {
+      if (counting_) launch_shade<false, true>(grid, f, a);
+      else launch_shade<false, false>(grid, f, a);
+    }
+  }
+
+  void draw() override {
+    const DeviceCircles c = circles();
+    const FrameParams f = frame_params();
+    const int tiles_x = (f.view.width + tile_ - 1) / tile_;
+    const int tiles_y = (f.view.height + tile_ - 1) / tile_;
+    const unsigned tiles = static_cast<unsigned>(tiles_x * tiles_y);
+    const dim3 grid(tiles_x, tiles_y);
+    const int n = c.count;
+    last_work_ = Workload{};
+    last_work_.circles = static_cast<std::uint64_t>(n);
+    ShadeArgs a;
+    if (counting_) {
+      work_.reserve(2);
+      CUDA_CHECK(cudaMemsetAsync(work_.get(), 0, 2 * sizeof(unsigned long long), stream()));
+      a.work = work_.get();
+    }
+    have_work_ = counting_;
+    if (early_) {
+      transmittance_.reserve(static_cast<std::size_t>(f.view.width) * f.view.height);
+      settled_.reserve(tiles);
+      a.transmittance = transmittance_.get();
+      a.settled = settled_.get();
+    }
+    stats_.reserve(1);
+    a.stats = stats_.get();
+
+    BinnedStrategy why;
+    const bool direct =
+        forced_ == BinnedChoices::Strategy::Direct ||
+        (forced_ != BinnedChoices::Strategy::Binned &&
+         (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
+    compose_ = direct ? compose_direct_ : compose_binned_;
+    mode_ = early_ ? Mode::EarlyExit : Mode::Exact;
+    // Binned exact frames of tiny flat circles take the coverage-mask kernel.
+    tiny_ = !direct && !early_ && shading() == Shading::Flat &&
+            (forced_tiny_ >= 0 ? forced_tiny_ == 1 : median_radius_px_ <= kTinyRadiusPixels);
+    if (tiny_) compose_ = 0;
+    const std::string composing =
+        tiny_           ? "; tiny circles: each pixel's covering circles marked in a mask, a thread a circle"
+        : compose_ == 2 ? "; runs covering a whole tile or warp box composed"
+        : compose_ == 1 ? "; runs covering a whole warp box composed"
+                        : "";
+    if (direct) {
+      stage_begin("clear+shade");
+      a.lo = 0;
+      a.hi = n;
+      // The shade kernel moves the circles where it has a kernel for it (it reads the old state
+      // and writes the new aside); elsewhere the step takes a kernel of its own.
+      if (fused_step_here()) a.step = take_step(false);
+      else flush_step();
+      shade(grid, f, a);
+      stage("clear+shade");
+      plan_ = early_note_ + "direct: " + (forced_ == BinnedChoices::Strategy::Direct ? std::string("--binned-strategy direct") : why.reason) +
+              composing + (direct_four_rows() ? "; four pixels a lane" : "") + colour_note(false) +
+              (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
+      return;
+    }
+    // The animation step: in the first count when that walks every circle (exact frames whose
+    // pairs fit one chunk), else a kernel of its own now.
+    FusedStep step;
+    if (!early_ && chunk_ >= n) step = take_step(true);
+    else flush_step();
+    const bool step_fused = step.kind != Animation::None;
+
+    if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+    // The chunks: exact mode walks the circles forward, early exit backward from the last; a
+    // chunk whose pairs exceed the budget is halved until they fit (chunk_ remembers the size
+    // that fit for the next frame).
+    int done_lo = 0, done_hi = n;  // circles still to do: [done_lo, done_hi)
+    int size = early_ ? std::min(n, first_early_chunk_) : std::max(1, std::min(chunk_, n));
+    bool first = true, widened = false;
+    unsigned long long open_before = tiles;  // open tiles before the last chunk was shaded
+    int chunks = 0;
+    unsigned long long pairs = 0;
+    std::string binning;     // why a chunk that could bin by counting was sorted
+    int binning_blocks = 0;  // circles a block where chunks were binned by counting
+    bool sorted = false;     // whether any chunk was sorted
+    bool ahead = false;      // whether the first chunk went ahead of its count (below)
+    for (long long guard = 0; done_lo < done_hi || first; ++guard) {
+      // Each pass either shades a chunk or halves one, so this bound is never reached.
+      if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
+      int lo = early_ ? std::max(done_lo, done_hi - size) : done_lo;
+      int hi = early_ ? done_hi : std::min(done_hi, done_lo + size);
+      stage_begin("count");
+      CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
+      counts_.reserve(std::max(hi - lo, 1));
+      const unsigned char* settled = early_ && !first ? settled_.get() : nullptr;
+      // Binning by counting where its matrix and blocks fit (circles a block; 0: the sort).
+      const int per_block = hi > lo ? bin_block_size(hi - lo, tiles) : 0;
+      if (per_block) {
+        const int blocks = (hi - lo + per_block - 1) / per_block;
+        matrix_.reserve(static_cast<std::size_t>(blocks) * tiles);
+        // Up to eight matrix columns a count block, as many as the histograms' shared memory
+        // takes, and no fewer blocks than SMs.
+        const int columns = std::max(
+            1, std::min({kBinMaxColumns, kBinHistInts / static_cast<int>(tiles), blocks / sm_count()}));
+        count_tile_blocks_kernel<<<(blocks + columns - 1) / columns, kBinCountThreads, columns * tiles * sizeof(int),
+                                   stream()>>>(c, lo, hi, per_block, columns, blocks, f.view, tile_, tiles_x,
+                                               static_cast<int>(tiles), settled, counts_.get(), matrix_.get(),
+                                               stats_.get(), step);
+        CUDA_CHECK_LAUNCH();
+      } else if (hi > lo) {
+        const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), sm_count() * 8);
+        count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x, settled,
+                                                                   counts_.get(), stats_.get(), step);
+        CUDA_CHECK_LAUNCH();
+      }
+      step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
+      const bool last = early_ ? lo == done_lo : hi == done_hi;
+      unsigned long long total = 0;
+      bool counting = per_block > 0;
+      if (counting && first && guard == 0 && ids_.size() > 0) {
+        // Ahead: the frame's first chunk, binned by counting into the ids buffer the last frames
+        // grew, goes on to its scan, scatter and shade without waiting for the count; the
+        // scatter checks the count on the device (too many pairs for the buffer, or a block's
+        // for the scatter: it bins nothing), and the host reads it once, after the shade, and
+        // does the chunk again the waiting way if it did not fit. No wait inside the frame.
+        stage("count", true);
+        bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
+        a.first = true;
+        a.last = last;
+        shade_chunk(grid, f, a, tiles);
+        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+        CUDA_CHECK(cudaStreamSynchronize(stream()));
+        total = host_stats_->total;
+        const unsigned long long worst = host_stats_->max_block;
+        pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
+        if (total > ids_.size() || worst > static_cast<unsigned long long>(scatter_capacity_)) {
+          if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+          // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
+          // starts again with the chunk (render() cleared them for this frame).
+          if (f.tile_cycles) CUDA_CHECK(cudaMemsetAsync(f.tile_cycles, 0, tiles * sizeof *f.tile_cycles, stream()));
+          continue;  // did not fit: the same chunk again, waiting for its count
+        }
+        ahead = true;
+      } else {
+        // The one wait of a chunk: the sort needs its exact size on the host.
+        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+        CUDA_CHECK(cudaStreamSynchronize(stream()));
+        stage("count");
+        total = host_stats_->total;
+        const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
+        if (!first && early_ && open == 0) break;                 // every tile has stopped
+        if (!first && early_ && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
+          // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
+          // circle reaches, such as the margins of a wide frame, never settle): more chunks will
+          // not pay, so the rest goes in one chunk (halved again if it exceeds the budget).
+          size = done_hi - done_lo;
+          widened = true;
+          continue;
+        }
+        if (total > budget_ && hi - lo > 1) {
+          size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
+          if (!early_) chunk_ = size;
+          continue;
+        }
+        // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
+        // sort (its per-circle counts are there too) and later frames smaller blocks.
+        if (counting) {
+          const unsigned long long worst = host_stats_->max_block;
+          if (first) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
+          if (worst > static_cast<unsigned long long>(kBinCapacity)) {
+            counting = false;
+            char w[160];
+            std::snprintf(w, sizeof w,
+                          "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
+                          per_block, worst, kBinCapacity);
+            binning = w;
+          }
+        } else if (first && hi > lo) {
+          // The mean, not the worst block: never lowered here, so a scene whose worst blocks did
+          // not fit does not try again every other frame.
+          pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
+        }
+        if (!first) open_before = open;
+        if (total > 0) {
+          // Room for a few more pairs next frame, so that its first chunk can go ahead.
+          ids_.reserve(std::min<unsigned long long>(budget_, total + total / 8));
+          if (counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled, host_stats_->max_block);
+          else bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
+        }
+        a.first = first;
+        a.last = last;
+        if (total > 0 || first || last) shade_chunk(grid, f, a, tiles, total == 0);
+      }
+      if (counting) binning_blocks = per_block;
+      else sorted = true;
+      ++chunks;
+      last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
+      pairs += total;
+      first = false;
+      if (early_) {
+        done_hi = lo;
+        size = std::min(size * 2, kMaxEarlyChunk);
+      } else {
+        done_lo = hi;
+      }
+      if (last) break;
+      if (ahead && early_ && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
+    }
+    last_work_.pairs = pairs;
+    last_work_.chunks = static_cast<std::uint64_t>(chunks);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
+                  forced_ == BinnedChoices::Strategy::Binned ? "--binned-strategy binned" : why.reason.c_str(), chunks,
+                  chunks == 1 ? "" : "s", pairs);
+    if (binning_blocks)
+      binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles, a block's pairs sorted in " +
+                std::to_string(scatter_capacity_) + " slots)" + binning;
+    else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
+    if (ahead) binning += "; the first chunk shaded without waiting for its count";
+    if (binned_eight_rows() && half_colour_) mode_ = Mode::HalfColour;
+    plan_ = early_note_ + buf + binning + composing +
+            (binned_eight_rows() ? "; eight pixels a lane" : binned_four_rows() ? "; four pixels a lane" : "") +
+            colour_note(binned_eight_rows()) +
+            (step_fused ? "; the animation step done in the first count" : "");
+  }
+
+  // The shade of a binned chunk (`empty`: no pairs, so no ranges were written).
+  void shade_chunk(dim3 grid, const FrameParams& f, ShadeArgs& a, unsigned tiles, bool empty = false) {
+    stage_begin("clear+shade");
+    ranges_.reserve(tiles);
+    if (empty) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
+    a.ranges = ranges_.get();
+    a.ids = ids_sorted_;
+    // The unsettled tiles the host reads with the next chunk's total are this shade's.
+    if (early_) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
+    shade(grid, f, a);
+    stage("clear+shade");
+  }
+
+  // Circles a block for binning a chunk of `circles` by counting, or 0 where it does not fit
+  // (too many tiles for the shared histogram, a matrix over kBinMaxMatrix, circles with too many
+  // pairs even 32 to a block) or --binned-sort. As many as keep a block's pairs
+  // (pairs_per_circle_, the worst block's last time) within three quarters of the scatter's
+  // capacity and leave two blocks an SM.
+  int bin_block_size(int circles, unsigned tiles) const {
+    constexpr double fill = 0.75 * kBinCapacity;
+    if (sort_forced_ || tiles > static_cast<unsigned>(kBinMaxTiles)) return 0;
+    if (forced_block_) return static_cast<long long>((circles + forced_block_ - 1) / forced_block_) * tiles <= kBinMaxMatrix ? forced_block_ : 0;
+    if (32 * pairs_per_circle_ > fill) return 0;
+    int per = kBinMaxCircles;
+    while (per > 32 && (per * pairs_per_circle_ > fill || (circles + per - 1) / per < 2 * sm_count())) per /= 2;
+    const long long blocks = (circles + per - 1) / per;
+    return blocks * tiles <= kBinMaxMatrix ? per : 0;
+  }
+
+  // The "scan" stage: the exclusive scan of n counts that the count kernel just wrote (`--scan`'s
+  // launcher, launched dependent on that kernel: the look-back scan overlaps its tail) into out.
+  void scan(const DeviceBuffer<int>& in, DeviceBuffer<int>& out, std::size_t n) {
+    stage_begin("scan");
+    out.reserve(std::max<std::size_t>(n, 1));
+    lab::LaunchArgs s;
+    s.in = in.get();
+    s.out = out.get();
+    s.shape.n = n;
+    s.type = lab::Elem::i32;
+    s.scratch = &scratch_;
+    s.stream = stream();
+    s.dependent = true;
+    scan_(s);
+    stage("scan", true);
+  }
+
+  // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
+  // over its matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter
+  // checks the count's total against its size) and the tile ranges.
+  // `worst`: the chunk's worst block's pairs where the host has read them (0 where it went ahead).
+  void bin_by_counting(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int per_block, int tiles_x,
+                       unsigned tiles, const unsigned char* settled, unsigned long long worst = 0) {
+    const int blocks = (hi - lo + per_block - 1) / per_block;
+    const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
+    scan(matrix_, matrix_offsets_, cells);
+    stage_begin("scatter");
+    ranges_.reserve(tiles);
+    // The smaller sort where the worst block's pairs fit it: known, or expected from the last
+    // frame's worst block with a tenth to spare (a block over it makes the chunk go again, the
+    // waiting way, with the sort that fits).
+    const double expect = worst ? static_cast<double>(worst) : pairs_per_circle_ * std::min(per_block, hi - lo);
+    const bool few = worst ? expect <= kBinCapacityFew : forced_few_ || expect <= 0.9 * kBinCapacityFew;
+    scatter_capacity_ = few ? kBinCapacityFew : kBinCapacity;
+    auto scatter = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
+    launch_dependent(scatter, blocks, kBinThreads, tiles * sizeof(int), stream(), c, lo, hi, per_block, f.view, tile_,
+                     tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled, counts_.get(),
+                     matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
+    ids_sorted_ = ids_.get();
+    stage("scatter", true);
+  }
+
+  // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
+  void bin(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
+           unsigned total, bool first) {
+    scan(counts_, offsets_, static_cast<std::size_t>(hi - lo));
+    // Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves 6
+    // bytes a pair each pass instead of 8.
+    if (tiles <= 65536u) sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys16_, keys16_alt_);
+    else sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys_, keys_alt_);
+  }
+
+  // Duplicate, sort and ranges with tile keys of type Key.
+  template <class Key>
+  void sort_pairs(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
+                  unsigned total, bool first, DeviceBuffer<Key>& keys_buf, DeviceBuffer<Key>& keys_alt_buf) {
+    stage_begin("duplicate");
+    keys_buf.reserve(total);
+    ids_.reserve(total);
+    keys_alt_buf.reserve(total);
+    ids_alt_.reserve(total);
+    // Staged in shared memory where the circles have more than two pairs each on average.
+    const bool in_shared = total > 2ull * static_cast<unsigned long long>(hi - lo);
+    const std::size_t stage_bytes = in_shared ? kDupStage * (sizeof(unsigned) + sizeof(Key)) : 0;
+    duplicate_pairs_kernel<Key><<<(hi - lo + kDupThreads - 1) / kDupThreads, kDupThreads, stage_bytes, stream()>>>(
+        c, lo, hi, f.view, tile_, tiles_x, early_ && !first ? settled_.get() : nullptr, counts_.get(), offsets_.get(),
+        total, in_shared, keys_buf.get(), ids_.get());
+    CUDA_CHECK_LAUNCH();
+    stage("duplicate", true);
+    stage_begin("sort");
+    cub::DoubleBuffer<Key> keys(keys_buf.get(), keys_alt_buf.get());
+    cub::DoubleBuffer<unsigned> ids(ids_.get(), ids_alt_.get());
+    const int end_bit = std::max(1, bits_for(tiles));
+    std::size_t sort_bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, static_cast<int>(total), 0, end_bit,
+                                               stream()));
+    temp_.reserve(sort_bytes);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(total), 0,
+                                               end_bit, stream()));
+    stage("sort", true);
+    stage_begin("ranges");
+    ranges_.reserve(tiles);
+    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
+    constexpr unsigned threads = 256, per_block = threads * 8;  // eight pairs a thread
+    tile_ranges_kernel<Key><<<(total + per_block - 1) / per_block, threads, 0, stream()>>>(keys.Current(), total,
+                                                                                          ranges_.get());
+    CUDA_CHECK_LAUNCH();
+    ids_sorted_ = ids.Current();
+    stage("ranges", true);
+  }
+
+  int shade_tile() const override { return tile_; }
+  // Each frame's animation step runs inside the direct shade kernel or the first count.
+  bool fuses_steps() const override { return true; }
+  // Early exit's first chunk: at least this many circles; then each chunk doubles.
+  static constexpr int kFirstEarlyChunk = 16384;
+  // The first chunk holds enough of the last circles to cover a pixel this many times on
+  // average (from the loaded circles' mean area): at alpha .5, 9 layers settle a pixel, but a
+  // tile stops only when its thinnest spot has; 48 settled rand1M in one chunk where 24 took two.
+  static constexpr double kFirstEarlyDepth = 48.0;
+  int first_early_chunk_ = kFirstEarlyChunk;
+  static constexpr int kMaxEarlyChunk = 1 << 24;
+  const int tile_;
+  int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
+  const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
+  const bool early_requested_;  // --early-exit
+  const bool half_requested_;   // --half-colour
+  // Why the eight-pixel walk may not keep this scene's colour in half precision (HalfPixel), or
+  // "" (half_colour_refusal, at load); half_colour_: it does (asked for, and allowed).
+  std::string half_colour_why_not_;
+  bool half_colour_ = false;
+  // What became of --half-colour in a frame (eight: the frame took the eight-pixel walk); "" when
+  // it was not asked for.
+  std::string colour_note(bool eight) const {
+    if (!half_requested_ || early_) return "";
+    if (!eight) return "; colour in float (half colour not taken: only the eight-pixel walk's frames take it)";
+    if (half_colour_) return "; colour in half precision (--half-colour: within 2^-10 of cpu-ref)";
+    return "; colour in float (half colour not taken: " + half_colour_why_not_ + ")";
+  }
+  // Whether frames composite front to back and stop early: as requested, unless the scene will
+  // not settle (set at load; exact frames meet early exit's promise too, and cost less then).
+  bool early_;
+  std::string early_note_;  // why early exit was not taken, "" when it was (or not asked for)
+  static constexpr float kComposeRadiusPixels = 16.f;
+  static constexpr float kEarlyMinRadiusPixels = 4.f;
+  static constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average
+  bool early_forced_ = false;  // BinnedChoices::force_early
+  float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
+  // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
+  // runs covering the whole tile (2: median radius of one and a half tiles or more; two in early
+  // exit's direct frames); compose_ is this frame's.
+  static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
+  int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
+  // Binned exact frames of flat circles this small (median radius, pixels) take
+  // tiny_shade_kernel; tiny_ is this frame's choice, forced_tiny_ BinnedChoices::tiny.
+  static constexpr float kTinyRadiusPixels = 2.f;
+  bool tiny_ = false;
+  int forced_tiny_ = -1;
+  lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
+  unsigned long long limit_ = ~0ull;
+  unsigned long long budget_ = kMaxChunkPairs;
+  int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
+  BinnedChoices::Strategy forced_ = BinnedChoices::Strategy::Choose;
+  int rows_ = 4;        // exact frames at tile 32 (direct; binned flat): pixels a lane (BinnedChoices::rows)
+  // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
+  // the plan both read.
+  bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
+  // Binned exact frames too, of flat circles the warps' walk shades (not snow's per-pixel alpha,
+  // whose shade went 0.058 -> 0.074 ms with four; not the tiny-circle kernel's): H100, rand100k
+  // 0.538-0.544 -> 0.499-0.503 ms, rand1M 0.569-0.577 -> 0.563-0.566, stress10M at 4K unchanged
+  // (docs/bench/shade3).
+  bool binned_four_rows() const { return direct_four_rows() && !tiny_ && shading() == Shading::Flat; }
+  // Of those, the frames that compose no runs walk at eight pixels a lane (shade_rows8_kernel:
+  // launch_shade_rows's flat, compose-0 branch at four rows, binned).
+  bool binned_eight_rows() const { return binned_four_rows() && compose_ == 0; }
+  // Whether a direct frame's shade kernel takes the animation step (shade_kernel's kStep): flat
+  // exact frames at four pixels a lane, not counting work; never snow's step.
+  bool fused_step_here() const {
+    return direct_four_rows() && !counting_ && shading() == Shading::Flat && animation() != Animation::Snow;
+  }
+  std::string plan_;
+  Mode mode_ = Mode::Exact;  // the last frame's
+  bool counting_ = false, have_work_ = false;
+  Workload last_work_;
+  DeviceBuffer<unsigned long long> work_;
+  DeviceBuffer<unsigned> keys_, ids_, keys_alt_, ids_alt_;
+  DeviceBuffer<unsigned short> keys16_, keys16_alt_;  // the keys when the tiles fit 16 bits
+  const unsigned* ids_sorted_ = nullptr;
+  DeviceBuffer<int> counts_, offsets_;
+  DeviceBuffer<int> matrix_, matrix_offsets_;  // binning by counting: tiles x blocks, and scanned
+  double pairs_per_circle_ = 0;  // the worst block's last time (binning by counting sizes blocks by it)
+  int scatter_capacity_ = kBinCapacity;  // the last scatter's pairs a block (its sort's slots)
+  bool forced_few_ = false;               // BinnedChoices::few_scatter
+  bool sort_forced_ = false;     // BinnedChoices::sort
+  int forced_block_ = 0;         // BinnedChoices::block
+  int forced_compose_ = -1;      // BinnedChoices::compose
+  DeviceBuffer<ChunkStats> stats_;
+  DeviceBuffer<uint2> ranges_;
+  DeviceBuffer<unsigned char> temp_, settled_;
+  DeviceBuffer<float> transmittance_;
+  ChunkStats* host_stats_ = nullptr;  // pinned
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
+  return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour, s.binned);
+}
+
+}  // namespace circles

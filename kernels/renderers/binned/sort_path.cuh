@@ -1,0 +1,187 @@
+// Binning by sorting, where counting does not fit: each circle's tiles counted (64-bit total),
+// its (tile, circle) pairs written at their scanned offsets, and after CUB's radix sort by tile,
+// each tile's range of the sorted pairs.
+#pragma once
+#include "kernels/renderers/base.cuh"
+#include "render/raster.h"
+#include "kernels/renderers/binned/geometry.cuh"
+
+namespace circles::binned {
+
+constexpr int kCountThreads = 256;
+
+// The circle k of the count, moved first when the count takes the frame's animation step.
+__device__ __forceinline__ float4 counted_circle(const DeviceCircles& c, int k, const FusedStep& step) {
+  float4 q = c.pos_rad[k];
+  if (step.kind != Animation::None) {
+    const Motion m = moved_circle(step.kind, step.seed, step.frame, k, q, step.velocity[k], c.pos_rad);
+    store_moved(step, k, m);
+    q = make_float4(m.x, m.y, m.z, m.radius);
+  }
+  return q;
+}
+
+// The device's per-frame numbers the host reads back after count: the chunk's exact 64-bit pair
+// total, the most pairs of one block of circles (binning by counting), and how many tiles the
+// last shade left unsettled (early exit). The count clears the first two.
+struct ChunkStats {
+  unsigned long long total;
+  unsigned long long max_block;
+  unsigned long long unsettled;
+};
+
+// Grid-stride over the chunk's circles [lo, hi): how many tiles each touches, as a 32-bit count
+// for the lab's scans (at most the image's tiles), and their exact 64-bit sum, added to
+// stats->total once per block. Memory-bound for small circles; a big circle's thread walks its
+// whole bounding box (load imbalance). With a step (the frame's first count, over every
+// circle), each thread first moves its circle, in place, and counts where it moved to: the
+// animation's own kernel launch saved.
+__global__ void __launch_bounds__(kCountThreads)
+    count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                       const unsigned char* settled, int* counts, ChunkStats* stats, FusedStep step) {
+  __shared__ unsigned long long s_warp[kCountThreads / 32];
+  // Early exit: when the last shade left no tile open the frame is done, and the host, reading
+  // these stats, stops before using any count: skip the chunk's walk (uniform).
+  if (settled && stats->unsettled == 0) return;
+  unsigned long long sum = 0;
+  for (int k = lo + blockIdx.x * kCountThreads + threadIdx.x; k < hi; k += gridDim.x * kCountThreads) {
+    int n = 0;
+    for_each_tile<false>(counted_circle(c, k, step), v, tile, tiles_x, settled, [&](int, int) { ++n; });
+    counts[k - lo] = n;
+    sum += static_cast<unsigned long long>(n);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) sum += __shfl_down_sync(kFullMask, sum, d);
+  if (lane == 0) s_warp[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block = 0;
+#pragma unroll
+    for (int w = 0; w < kCountThreads / 32; ++w) block += s_warp[w];
+    if (block) atomicAdd(&stats->total, block);
+  }
+}
+
+// The duplicate: a block of 256 circles of the chunk writes a (tile, circle) pair for each tile
+// each circle touches, at its scanned offset, so pairs come out in circle order (the order of a
+// circle's own pairs does not matter: the stable sort by tile keeps each tile's circles in
+// circle order). The host ran this chunk only because its total fits the buffers, so the 32-bit
+// offsets are exact. Where the chunk's circles have a few pairs each (more than two on average:
+// `stage`, and the host then gives the kernel kDupStage pairs of shared memory) and a block's
+// fit, each thread walks its circle's tiles into shared memory and the block then copies them
+// out contiguously: coalesced stores, where a thread's own run of pairs made every store
+// instruction of a warp touch a dozen sectors (H100, stress10M at 3840x2160: duplicate 0.89 ->
+// 0.25 ms). Else each thread writes its circle's pairs itself (a pair or two a circle are nearly
+// contiguous across a warp already; and a chunk of such circles keeps the L1 cache that the
+// shared memory would take: early exit's later chunks, which read the settled tiles, ran 2.5x
+// slower with it), except, in a block of more pairs than it can stage, a circle of more than
+// kDupOwn (biglittle's big circles at tile 16: a thousand), which the whole block takes, its
+// candidate tiles tested side by side, so that no thread walks a thousand tiles alone.
+constexpr int kDupThreads = 256;
+constexpr int kDupStage = 4096;  // pairs a block stages in shared memory (when `stage`)
+constexpr int kDupOwn = 128;     // a circle with more pairs goes to the whole block
+template <class Key>
+__global__ void __launch_bounds__(kDupThreads)
+    duplicate_pairs_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                           const unsigned char* settled, const int* counts, const int* offsets, unsigned total,
+                           bool stage, Key* keys, unsigned* ids) {
+  extern __shared__ unsigned s_dup[];  // when `stage`: kDupStage ids, then kDupStage keys
+  unsigned* const s_id = s_dup;
+  Key* const s_key = reinterpret_cast<Key*>(s_dup + kDupStage);
+  __shared__ int s_big[kDupThreads];  // an overflowing block's big circles
+  __shared__ int s_nbig;
+  __shared__ unsigned s_fill;
+  const int first = lo + static_cast<int>(blockIdx.x) * kDupThreads, k = first + static_cast<int>(threadIdx.x);
+  const int last = min(hi, first + kDupThreads);  // one past the block's last circle
+  const unsigned base = static_cast<unsigned>(offsets[first - lo]);
+  const unsigned end = last < hi ? static_cast<unsigned>(offsets[last - lo]) : total;
+  unsigned o = k < hi ? static_cast<unsigned>(offsets[k - lo]) : 0u;
+  auto write_own = [&] {  // the thread's circle's pairs, written by the thread
+    for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
+      keys[o] = static_cast<Key>(ty * tiles_x + tx);
+      ids[o] = static_cast<unsigned>(k);
+      ++o;
+    });
+  };
+  if (end - base <= 2u * kDupThreads || (!stage && end - base <= static_cast<unsigned>(kDupStage))) {  // uniform
+    if (k < hi) write_own();
+    return;
+  }
+  const int n = k < hi ? counts[k - lo] : 0;
+  if (stage && end - base <= static_cast<unsigned>(kDupStage)) {  // uniform
+    if (n > 0) {
+      for_each_tile(c.pos_rad[k], v, tile, tiles_x, settled, [&](int tx, int ty) {
+        s_key[o - base] = static_cast<Key>(ty * tiles_x + tx);
+        s_id[o - base] = static_cast<unsigned>(k);
+        ++o;
+      });
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < end - base; i += kDupThreads) {
+      keys[base + i] = s_key[i];
+      ids[base + i] = s_id[i];
+    }
+    return;
+  }
+  if (threadIdx.x == 0) s_nbig = 0;
+  __syncthreads();
+  if (n > kDupOwn) s_big[atomicAdd(&s_nbig, 1)] = k;
+  else if (n > 0) write_own();
+  __syncthreads();
+  const float inv_scale = 1.f / v.scale;
+  const int shift = __ffs(tile) - 1;
+  for (int b = 0; b < s_nbig; ++b) {  // uniform
+    const int kb = s_big[b];
+    const float4 p = c.pos_rad[kb];
+    const unsigned ob = static_cast<unsigned>(offsets[kb - lo]);
+    const TileRect t = tile_rect(p.x, p.y, p.w, v, shift);
+    const int w = t.x1 - t.x0 + 1, candidates = w * (t.y1 - t.y0 + 1);
+    if (threadIdx.x == 0) s_fill = 0u;
+    __syncthreads();
+    for (int i = static_cast<int>(threadIdx.x); i < candidates; i += kDupThreads) {
+      const int ty = t.y0 + i / w, tx = t.x0 + i % w;
+      if (tile_pair_kept(p, v, inv_scale, tile, tiles_x, settled, tx, ty)) {
+        const unsigned at = ob + atomicAdd(&s_fill, 1u);  // (warp-aggregated: a warp's pairs side by side)
+        keys[at] = static_cast<Key>(ty * tiles_x + tx);
+        ids[at] = static_cast<unsigned>(kb);
+      }
+    }
+    __syncthreads();  // s_fill's next reset
+  }
+}
+
+// Where each tile's run of sorted pairs starts and ends: eight pairs a thread (one 16-byte load
+// of 16-bit keys), each compared with the one before it. Bandwidth-bound.
+template <class Key>
+__global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
+  constexpr unsigned kPer = 8;
+  const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kPer;
+  if (i0 >= n) return;
+  Key k[kPer];
+  if (i0 + kPer <= n) {  // keys + i0 is 16-byte aligned (i0 % 8 == 0; the buffers are cudaMalloc's)
+    const uint4* at = reinterpret_cast<const uint4*>(keys + i0);
+    uint4 words[sizeof(Key) * kPer / sizeof(uint4)];
+#pragma unroll
+    for (unsigned w = 0; w < sizeof(words) / sizeof(uint4); ++w) words[w] = at[w];
+    memcpy(k, words, sizeof k);
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < kPer; ++j) k[j] = i0 + j < n ? keys[i0 + j] : Key{};
+  }
+  unsigned prev = i0 > 0 ? static_cast<unsigned>(keys[i0 - 1]) : ~0u;
+#pragma unroll
+  for (unsigned j = 0; j < kPer; ++j) {
+    const unsigned i = i0 + j;
+    if (i >= n) break;
+    const unsigned key = k[j];
+    if (key != prev) {  // a run starts here, and the one before ends
+      ranges[key].x = i;
+      if (i > 0) ranges[prev].y = i;
+    }
+    prev = key;
+  }
+  if (i0 + kPer >= n) ranges[prev].y = n;  // the last run ends at n
+}
+
+}  // namespace circles::binned
