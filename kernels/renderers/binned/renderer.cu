@@ -46,6 +46,7 @@
 #include "kernels/primitives/warp.cuh"
 #include "kernels/renderers/tile_common.cuh"
 #include "kernels/renderers/binned/geometry.cuh"
+#include "kernels/renderers/binned/plan.h"
 #include "kernels/renderers/binned/sort_path.cuh"
 #include "kernels/renderers/binned/count_path.cuh"
 #include "kernels/renderers/binned/shade_common.cuh"
@@ -70,7 +71,7 @@ int bits_for(unsigned n) {
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
   CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour, const BinnedChoices& forced)
-      : tile_(tile), scan_(scan), early_requested_(early), half_requested_(half_colour), early_(early) {
+      : tile_(tile), scan_(scan), asked_{tile, early, half_colour, forced}, early_(early) {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
@@ -79,22 +80,18 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // Choices forced (RendererSettings::binned; tests and experiments), each checked by the
     // registry's resolve_settings.
     if (forced.max_pairs) limit_ = forced.max_pairs;  // a smaller pair budget forces chunking
-    forced_ = forced.strategy;
-    if (forced.rows) rows_ = forced.rows;
-    early_forced_ = forced.force_early;
     sort_forced_ = forced.sort;
     if (forced.block) {  // a power of two from 32 to 1024, rounded down, as the count's shift needs
       forced_block_ = 32;
       while (forced_block_ < kBinMaxCircles && 2 * forced_block_ <= forced.block) forced_block_ *= 2;
     }
-    forced_compose_ = forced.compose;
-    forced_tiny_ = forced.tiny;
     forced_few_ = forced.few_scatter;
   }
   ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
 
   void load(const Scene& scene, int width, int height) override {
     const std::size_t n = scene.circles.size();
+    facts_ = scene_facts(scene, width, height);
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
     // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
     // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
@@ -108,7 +105,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // Per circle a count and an offset (8 B) and at most 4 B of the scan's temporaries; per tile
     // a range (8 B) and a settled flag; early exit a transmittance per pixel.
     const double extra =
-        pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) + (early_ ? 4.0 * width * height : 0.0);
+        pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) +
+        (plan_load(facts_, width, height, asked_).early ? 4.0 * width * height : 0.0);
     const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
                         2.0 * (keys16_.size() + keys16_alt_.size()) +
                         4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
@@ -118,69 +116,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                         "pair budget " + std::to_string(budget_), held);
     CudaRenderer::load_unchecked(scene, width, height);
     reset_device_memory_peak();
-    half_colour_why_not_ = half_colour_refusal(scene);
-    half_colour_ = half_requested_ && half_colour_why_not_.empty();
-    // Compose runs of circles that cover a warp's whole 8x8 box when the typical circle is big
-    // enough to: radius at least 16 pixels (the box's half diagonal is 5.7); and runs that cover
-    // the whole tile when the radius is two tiles or more. For smaller circles the checks cost
-    // more than they save (measured: rand10k and pattern 20% slower with tile runs).
-    std::vector<float> radii;
-    for (std::size_t k = 0; k < n; k += std::max<std::size_t>(1, n / 1024)) radii.push_back(scene.circles[k].radius);
-    double mean_area = 0;  // in pixels
-    for (float r : radii) mean_area += 3.14159265 * (r * std::min(width, height)) * (r * std::min(width, height));
-    mean_area = radii.empty() ? 0.0 : mean_area / static_cast<double>(radii.size());
-    const double depth_chunk = mean_area > 0 ? kFirstEarlyDepth * width * height / mean_area : static_cast<double>(n);
-    first_early_chunk_ = static_cast<int>(std::min<double>(static_cast<double>(n), std::max<double>(kFirstEarlyChunk, depth_chunk)));
-    std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
-    median_radius_px_ = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(std::min(width, height));
-    // Early exit pays when pixels settle: flat circles of some size. Snow's flakes fade out from
-    // the centre and tiny circles cover a pixel or two: hardly a tile ever settles, and the
-    // front-to-back passes would only add chunks. Those scenes are drawn exactly.
-    // Shallow scenes too: where a pixel lies under fewer than kEarlyMinDepth circles on average
-    // (at alpha .5 it takes 9 to settle one), few tiles stop before their last circle, and the
-    // exact kernels (four pixels a lane in direct frames) are the faster way to the same promise.
-    const double depth = static_cast<double>(n) * mean_area / (static_cast<double>(width) * height);
-    early_ = early_requested_;
-    early_note_.clear();
-    // Where early exit cannot keep its promise (a colour above 1, an alpha too small to bound the
-    // reassociated sums: early_exit_refusal), the frame is drawn exact, test hook or not.
-    const std::string bound = early_exit_refusal(scene);
-    std::string why_exact;
-    if (!bound.empty()) why_exact = bound;
-    else if (scene.shading != Shading::Flat) why_exact = "snow shading fades, tiles do not settle";
-    else if (median_radius_px_ < kEarlyMinRadiusPixels) why_exact = "median radius under 4 pixels, tiles do not settle";
-    else if (depth < kEarlyMinDepth) {
-      char d[120];
-      std::snprintf(d, sizeof d, "a pixel lies under %.1f circles on average, under %.0f: few tiles settle", depth,
-                    kEarlyMinDepth);
-      why_exact = d;
-    }
-    if (early_requested_ && !why_exact.empty() && (!early_forced_ || !bound.empty())) {
-      early_ = false;
-      early_note_ = "early exit not taken (" + why_exact + "): drawn exact, which meets its promise; ";
-    }
-    // Tile runs (early exit only, below) from a radius of one and a half tiles, two in its direct
-    // frames (whose kernels fold, and spill more with tile runs).
-    // Box runs from a radius of 16 pixels, except in binned exact frames of flat circles at four
-    // pixels a lane: there a frame without runs walks per row group of 8 lanes (shade_kernel's
-    // kSubBoxes), whose smaller boxes pay better up to a radius of one tile (H100, 1024x1024,
-    // random circles 320 deep, box runs against row groups: radius 16 pixels 0.343 -> 0.308 ms,
-    // 24 0.264-0.267 -> 0.254, 32 0.227-0.229 -> 0.228-0.230, 40 0.202-0.203 -> 0.210-0.212;
-    // stress10M at 3840x2160, radius 25: 12.25-12.27 -> 11.74-11.76; docs/bench/shade8).
-    const int box = median_radius_px_ >= kComposeRadiusPixels ? 1 : 0;
-    const bool row_groups = direct_four_rows() && scene.shading == Shading::Flat;
-    const int binned_box = row_groups && median_radius_px_ < static_cast<float>(tile_) ? 0 : box;
-    const float direct_runs = early_ ? 2.f : kBinnedTileRunsRadius;
-    compose_direct_ = median_radius_px_ >= direct_runs * static_cast<float>(tile_) ? 2 : box;
-    compose_binned_ = median_radius_px_ >= kBinnedTileRunsRadius * static_cast<float>(tile_) ? 2 : binned_box;
-    if (forced_compose_ >= 0) compose_direct_ = compose_binned_ = forced_compose_;
-    // Exact frames never pre-compose tile runs: a run's composed map rounds differently from its
-    // circles blended one by one, and exact mode draws cpu-ref's bits. They take box runs instead
-    // (each circle blended untested, in order).
-    if (!early_) {
-      compose_direct_ = std::min(compose_direct_, 1);
-      compose_binned_ = std::min(compose_binned_, 1);
-    }
+    // The plan of this scene's frames (plan.h): the mode, and the kernels' choices that depend
+    // on the circles' size only.
+    load_ = plan_load(facts_, width, height, asked_);
+    early_ = load_.early;
     chunk_ = static_cast<int>(n);
     // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
     // boxes' tiles, an upper bound, until a frame has counted them).
@@ -188,7 +127,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   }
 
   std::string plan() const override { return plan_; }
-  Mode mode() const override { return mode_; }
+  Mode mode() const override { return frame_.mode; }
   bool count_work(bool on) override {
     counting_ = on;
     return true;
@@ -225,8 +164,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     constexpr int threads = T * T / R;
     auto launch = [&](auto kernel) { launch_dependent(kernel, grid, threads, 0, stream(), circles(), f, a); };
     if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
-      if (a.step.kind != Animation::None) {  // fused_step_here() chose these kernels (exact: no tile runs)
-        if (compose_ == 1)
+      if (a.step.kind != Animation::None) {  // the plan's fused_step chose these kernels (exact: no tile runs)
+        if (frame_.compose == 1)
           launch(shade_kernel<Shading::Flat, T, false, false, 1, R, true>);
         else
           launch(shade_kernel<Shading::Flat, T, false, false, 0, R, true>);
@@ -235,19 +174,19 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     }
     if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
     if constexpr (kEarly) {  // tile runs: early exit only (exact frames draw cpu-ref's bits)
-      if (compose_ == 2 && shading() == Shading::Flat) {
+      if (frame_.compose == 2 && shading() == Shading::Flat) {
         launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
         return;
       }
     }
-    if (compose_ == 2 && !kEarly) throw std::logic_error("cuda-tile-binned: tile runs in an exact frame");
+    if (frame_.compose == 2 && !kEarly) throw std::logic_error("cuda-tile-binned: tile runs in an exact frame");
     if (shading() == Shading::Snow)
       launch(shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R>);
-    else if (compose_ == 1)
+    else if (frame_.compose == 1)
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
       if (a.ranges)  // the row groups' walk of binned frames, eight pixels a lane
-        launch_dependent(half_colour_ ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
+        launch_dependent(load_.half ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
                          kRows8Threads, 0, stream(), circles(), f, a);
       else
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
@@ -262,7 +201,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       // Exact frames at tile 32 take four pixels a lane (see shade_kernel), direct ones and binned
       // flat ones; the others two. --binned-rows 2 keeps them at two (tests, benchmarks).
       if constexpr (T == kLargeTile && !kEarly) {
-        if (a.ranges ? binned_four_rows() : direct_four_rows()) {
+        if (frame_.rows >= 4) {  // (binned: eight, the eight-pixel walk, where no runs are composed)
           launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
           return;
         }
@@ -271,7 +210,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     });
   }
   void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
-    if (a.ranges && tiny_) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
+    if (a.ranges && frame_.tiny) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
       with_tile_size(tile_, [&](auto t) {
         constexpr int T = decltype(t)::value;
         if (counting_) launch_dependent(tiny_shade_kernel<T, true>, grid, kTinyThreads, 0, stream(), circles(), f, a);
@@ -314,34 +253,20 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     stats_.reserve(1);
     a.stats = stats_.get();
 
-    BinnedStrategy why;
-    const bool direct =
-        forced_ == BinnedChoices::Strategy::Direct ||
-        (forced_ != BinnedChoices::Strategy::Binned &&
-         (why = binned_strategy(n, tiles, early_, shading() == Shading::Flat, median_radius_px_)).direct);
-    compose_ = direct ? compose_direct_ : compose_binned_;
-    mode_ = early_ ? Mode::EarlyExit : Mode::Exact;
-    // Binned exact frames of tiny flat circles take the coverage-mask kernel.
-    tiny_ = !direct && !early_ && shading() == Shading::Flat &&
-            (forced_tiny_ >= 0 ? forced_tiny_ == 1 : median_radius_px_ <= kTinyRadiusPixels);
-    if (tiny_) compose_ = 0;
-    const std::string composing =
-        tiny_           ? "; tiny circles: each pixel's covering circles marked in a mask, a thread a circle"
-        : compose_ == 2 ? "; runs covering a whole tile or warp box composed"
-        : compose_ == 1 ? "; runs covering a whole warp box composed"
-                        : "";
+    // The frame's plan (plan.h): direct or binned, which shade kernel, its mode.
+    frame_ = plan_frame(load_, facts_, asked_, tiles, counting_, animation());
+    const bool direct = frame_.direct;
     if (direct) {
       stage_begin("clear+shade");
       a.lo = 0;
       a.hi = n;
       // The shade kernel moves the circles where it has a kernel for it (it reads the old state
       // and writes the new aside); elsewhere the step takes a kernel of its own.
-      if (fused_step_here()) a.step = take_step(false);
+      if (frame_.fused_step) a.step = take_step(false);
       else flush_step();
       shade(grid, f, a);
       stage("clear+shade");
-      plan_ = early_note_ + "direct: " + (forced_ == BinnedChoices::Strategy::Direct ? std::string("--binned-strategy direct") : why.reason) +
-              composing + (direct_four_rows() ? "; four pixels a lane" : "") + colour_note(false) +
+      plan_ = load_.early_note + "direct: " + frame_.why + frame_.kernels_text(load_, asked_) +
               (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
       return;
     }
@@ -357,7 +282,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // chunk whose pairs exceed the budget is halved until they fit (chunk_ remembers the size
     // that fit for the next frame).
     int done_lo = 0, done_hi = n;  // circles still to do: [done_lo, done_hi)
-    int size = early_ ? std::min(n, first_early_chunk_) : std::max(1, std::min(chunk_, n));
+    int size = early_ ? std::min(n, load_.first_early_chunk) : std::max(1, std::min(chunk_, n));
     bool first = true, widened = false;
     unsigned long long open_before = tiles;  // open tiles before the last chunk was shaded
     int chunks = 0;
@@ -492,17 +417,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     last_work_.chunks = static_cast<std::uint64_t>(chunks);
     char buf[200];
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
-                  forced_ == BinnedChoices::Strategy::Binned ? "--binned-strategy binned" : why.reason.c_str(), chunks,
+                  frame_.why.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
     if (binning_blocks)
       binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles, a block's pairs sorted in " +
                 std::to_string(scatter_capacity_) + " slots)" + binning;
     else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
     if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    if (binned_eight_rows() && half_colour_) mode_ = Mode::HalfColour;
-    plan_ = early_note_ + buf + binning + composing +
-            (binned_eight_rows() ? "; eight pixels a lane" : binned_four_rows() ? "; four pixels a lane" : "") +
-            colour_note(binned_eight_rows()) +
+    plan_ = load_.early_note + buf + binning + frame_.kernels_text(load_, asked_) +
             (step_fused ? "; the animation step done in the first count" : "");
   }
 
@@ -629,74 +551,22 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int shade_tile() const override { return tile_; }
   // Each frame's animation step runs inside the direct shade kernel or the first count.
   bool fuses_steps() const override { return true; }
-  // Early exit's first chunk: at least this many circles; then each chunk doubles.
-  static constexpr int kFirstEarlyChunk = 16384;
-  // The first chunk holds enough of the last circles to cover a pixel this many times on
-  // average (from the loaded circles' mean area): at alpha .5, 9 layers settle a pixel, but a
-  // tile stops only when its thinnest spot has; 48 settled rand1M in one chunk where 24 took two.
-  static constexpr double kFirstEarlyDepth = 48.0;
-  int first_early_chunk_ = kFirstEarlyChunk;
-  static constexpr int kMaxEarlyChunk = 1 << 24;
+  static constexpr int kMaxEarlyChunk = 1 << 24;  // early exit's chunks double up to this
   const int tile_;
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
   const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
-  const bool early_requested_;  // --early-exit
-  const bool half_requested_;   // --half-colour
-  // Why the eight-pixel walk may not keep this scene's colour in half precision (HalfPixel), or
-  // "" (half_colour_refusal, at load); half_colour_: it does (asked for, and allowed).
-  std::string half_colour_why_not_;
-  bool half_colour_ = false;
-  // What became of --half-colour in a frame (eight: the frame took the eight-pixel walk); "" when
-  // it was not asked for.
-  std::string colour_note(bool eight) const {
-    if (!half_requested_ || early_) return "";
-    if (!eight) return "; colour in float (half colour not taken: only the eight-pixel walk's frames take it)";
-    if (half_colour_) return "; colour in half precision (--half-colour: within 2^-10 of cpu-ref)";
-    return "; colour in float (half colour not taken: " + half_colour_why_not_ + ")";
-  }
-  // Whether frames composite front to back and stop early: as requested, unless the scene will
-  // not settle (set at load; exact frames meet early exit's promise too, and cost less then).
-  bool early_;
-  std::string early_note_;  // why early exit was not taken, "" when it was (or not asked for)
-  static constexpr float kComposeRadiusPixels = 16.f;
-  static constexpr float kEarlyMinRadiusPixels = 4.f;
-  static constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average
-  bool early_forced_ = false;  // BinnedChoices::force_early
-  float median_radius_px_ = 0.f;  // of the loaded circles (a sample), in pixels
-  // The shade kernel composes runs of circles covering whole warp boxes (1), and also pre-composes
-  // runs covering the whole tile (2: median radius of one and a half tiles or more; two in early
-  // exit's direct frames); compose_ is this frame's.
-  static constexpr float kBinnedTileRunsRadius = 1.5f;  // in tiles
-  int compose_ = 0, compose_direct_ = 0, compose_binned_ = 0;
-  // Binned exact frames of flat circles this small (median radius, pixels) take
-  // tiny_shade_kernel; tiny_ is this frame's choice, forced_tiny_ BinnedChoices::tiny.
-  static constexpr float kTinyRadiusPixels = 2.f;
-  bool tiny_ = false;
-  int forced_tiny_ = -1;
+  // The plan (plan.h): what was asked for, the loaded scene's facts, the load's and the last
+  // frame's decisions.
+  const Asked asked_;
+  SceneFacts facts_;
+  LoadPlan load_;
+  FramePlan frame_;
+  bool early_;  // load_.early: frames composite front to back and stop early
   lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
-  BinnedChoices::Strategy forced_ = BinnedChoices::Strategy::Choose;
-  int rows_ = 4;        // exact frames at tile 32 (direct; binned flat): pixels a lane (BinnedChoices::rows)
-  // Whether this renderer's direct frames shade four pixels a lane: the one rule the launch and
-  // the plan both read.
-  bool direct_four_rows() const { return tile_ == kLargeTile && !early_ && rows_ == 4; }
-  // Binned exact frames too, of flat circles the warps' walk shades (not snow's per-pixel alpha,
-  // whose shade went 0.058 -> 0.074 ms with four; not the tiny-circle kernel's): H100, rand100k
-  // 0.538-0.544 -> 0.499-0.503 ms, rand1M 0.569-0.577 -> 0.563-0.566, stress10M at 4K unchanged
-  // (docs/bench/shade3).
-  bool binned_four_rows() const { return direct_four_rows() && !tiny_ && shading() == Shading::Flat; }
-  // Of those, the frames that compose no runs walk at eight pixels a lane (shade_rows8_kernel:
-  // launch_shade_rows's flat, compose-0 branch at four rows, binned).
-  bool binned_eight_rows() const { return binned_four_rows() && compose_ == 0; }
-  // Whether a direct frame's shade kernel takes the animation step (shade_kernel's kStep): flat
-  // exact frames at four pixels a lane, not counting work; never snow's step.
-  bool fused_step_here() const {
-    return direct_four_rows() && !counting_ && shading() == Shading::Flat && animation() != Animation::Snow;
-  }
   std::string plan_;
-  Mode mode_ = Mode::Exact;  // the last frame's
   bool counting_ = false, have_work_ = false;
   Workload last_work_;
   DeviceBuffer<unsigned long long> work_;
@@ -710,7 +580,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   bool forced_few_ = false;               // BinnedChoices::few_scatter
   bool sort_forced_ = false;     // BinnedChoices::sort
   int forced_block_ = 0;         // BinnedChoices::block
-  int forced_compose_ = -1;      // BinnedChoices::compose
   DeviceBuffer<ChunkStats> stats_;
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_, settled_;

@@ -1,0 +1,81 @@
+// cuda-tile-binned's plan: in which mode and with which kernels it draws a scene's frames, and
+// why. Plain C++ (no CUDA), decided from a few facts of the scene and what was asked for: once a
+// load (plan_load) and once a frame (plan_frame). tests/test_binned_plan.cpp holds it to its
+// rules without a GPU; the renderer (renderer.cu) only carries it out.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "kernels/renderers/config.h"
+#include "render/modes.h"
+#include "render/renderer.h"
+#include "render/scene.h"
+
+namespace circles::binned {
+
+// Early exit pays where pixels settle: flat circles of some size over a deep enough scene.
+constexpr float kEarlyMinRadiusPixels = 4.f;
+constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average (at alpha .5, 9 settle one)
+// Early exit's first chunk: at least this many of the last circles, and enough to cover a pixel
+// kFirstEarlyDepth times on average; each chunk after doubles.
+constexpr int kFirstEarlyChunk = 16384;
+constexpr double kFirstEarlyDepth = 48.0;
+// Runs of circles covering a warp's box are composed from this median radius (pixels); runs
+// covering a whole tile (early exit only) from kTileRunsRadius tiles (two in early exit's direct
+// frames).
+constexpr float kComposeRadiusPixels = 16.f;
+constexpr float kTileRunsRadius = 1.5f;
+// Binned exact frames of flat circles this small (median radius, pixels) take the tiny-circle
+// kernel.
+constexpr float kTinyRadiusPixels = 2.f;
+
+// What the plan needs of a scene at a size, measured at load.
+struct SceneFacts {
+  std::size_t circles = 0;
+  Shading shading = Shading::Flat;
+  float median_radius_px = 0.f;  // of a sample of at most about 1,024 circles
+  double mean_area_px = 0.0;     // the sample's mean area, pixels
+  double depth = 0.0;            // circles over a pixel on average
+  std::string early_refusal;     // early_exit_refusal(scene): why early exit cannot keep its bound
+  std::string half_refusal;      // half_colour_refusal(scene)
+};
+SceneFacts scene_facts(const Scene& scene, int width, int height);
+
+// What was asked for (RendererSettings, resolved).
+struct Asked {
+  int tile = kLargeTile;
+  bool early = false;  // --early-exit
+  bool half = false;   // --half-colour
+  BinnedChoices forced;
+};
+
+// Decided at load.
+struct LoadPlan {
+  bool early = false;       // frames composite front to back and stop early
+  std::string early_note;   // why early exit was not taken ("" when it was, or was not asked for)
+  bool half = false;        // the eight-pixel walk keeps R, G and B in half precision
+  std::string half_refusal; // why it may not (half_colour_refusal), "" when it may
+  int rows = 4;             // exact frames at tile 32: pixels a lane (2 or 4)
+  int compose_direct = 0;   // runs composed in direct frames: 0 none, 1 warp boxes, 2 tiles too
+  int compose_binned = 0;   // and in binned ones
+  int first_early_chunk = kFirstEarlyChunk;
+};
+LoadPlan plan_load(const SceneFacts& facts, int width, int height, const Asked& asked);
+
+// Decided each frame.
+struct FramePlan {
+  bool direct = false;     // one shade kernel walks every circle; else binned first
+  std::string why;         // why direct or binned, in words
+  int compose = 0;         // runs composed (as LoadPlan's)
+  bool tiny = false;       // binned: the tiny-circle kernel (coverage masks)
+  int rows = 2;            // pixels a lane: 2 or 4 (the warps' walk), 8 (the eight-pixel walk)
+  bool fused_step = false; // direct: the shade kernel takes the frame's animation step
+  Mode mode = Mode::Exact;
+  // The plan's words on the kernels ("; runs covering a whole warp box composed; four pixels a
+  // lane; ..."), what --half-colour became included.
+  std::string kernels_text(const LoadPlan& load, const Asked& asked) const;
+};
+FramePlan plan_frame(const LoadPlan& load, const SceneFacts& facts, const Asked& asked, unsigned long long tiles,
+                     bool counting, Animation animation);
+
+}  // namespace circles::binned
