@@ -179,17 +179,22 @@ add_custom_command(
 
 # --- the viewer itself, in circles_app (GL only in app/) ---------------------------------------
 target_sources(circles_app PRIVATE
-  app/viewer.cpp app/viewer_measure.cpp app/viewer_layout.cpp app/viewer_options.cpp app/panels.cpp app/inspector_panel.cpp app/frame_stats_panel.cpp
-  app/kernels_panel.cpp app/live_lab.cpp app/counters_panel.cpp app/heat_panel.cpp
-  app/gl_util.cpp app/gl_present.cpp app/gl_window.cpp app/gl_offscreen.cpp
+  app/viewer/viewer.cpp app/viewer/viewer_measure.cpp app/viewer/viewer_layout.cpp app/viewer/viewer_options.cpp
+  app/viewer/live_lab.cpp
+  app/viewer/panels/column.cpp app/viewer/panels/widgets.cpp app/viewer/panels/scene_panel.cpp
+  app/viewer/panels/renderer_panel.cpp app/viewer/panels/animation_panel.cpp app/viewer/panels/timings_panel.cpp
+  app/viewer/panels/export_panel.cpp app/viewer/panels/check_panel.cpp app/viewer/panels/view_panel.cpp
+  app/viewer/panels/inspector_panel.cpp app/viewer/panels/frame_stats_panel.cpp app/viewer/panels/kernels_panel.cpp
+  app/viewer/panels/counters_panel.cpp app/viewer/panels/heat_panel.cpp
+  app/gl/gl_util.cpp app/gl/gl_present.cpp app/gl/gl_window.cpp app/gl/gl_offscreen.cpp
   "${_viewer_shaders_h}")
 target_include_directories(circles_app PRIVATE "${_viewer_gen_dir}")
 target_link_libraries(circles_app PUBLIC circles_imgui_backends
   PkgConfig::CIRCLES_IMGUI PkgConfig::CIRCLES_GLFW circles_glad)
 if(CIRCLES_HAVE_CUDA)
   # CUDA-GL interop: register the texture, map it on the renderer's stream, write it from a kernel.
-  target_sources(circles_app PRIVATE app/interop_cuda.cpp app/interop_present.cu)
-  set_source_files_properties(app/interop_present.cu PROPERTIES COMPILE_OPTIONS
+  target_sources(circles_app PRIVATE app/gl/interop_cuda.cpp app/gl/interop_present.cu)
+  set_source_files_properties(app/gl/interop_present.cu PROPERTIES COMPILE_OPTIONS
     "--fmad=false;-Xcompiler=-ffp-contract=off;--Werror=all-warnings")
 endif()
 

@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli.h"
-#include "app/lab_cli.h"
-#include "app/lab_registry.h"
-#include "app/registry.h"
+#include "app/cli/cli.h"
+#include "app/cli/lab_cli.h"
+#include "app/common/lab_registry.h"
+#include "app/common/registry.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
 #include "render/modes.h"

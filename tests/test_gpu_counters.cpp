@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/lab_registry.h"
+#include "app/common/lab_registry.h"
 #include "kernels/cuda/counters.h"
 #include "kernels/cuda/device.h"
 #include "kernels/lab/lab_run.h"

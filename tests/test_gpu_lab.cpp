@@ -10,8 +10,8 @@
 #include <random>
 #include <vector>
 
-#include "app/lab_registry.h"
-#include "app/registry.h"
+#include "app/common/lab_registry.h"
+#include "app/common/registry.h"
 #include "kernels/cuda/raii.h"
 #include "kernels/lab/frame_stats.h"
 #include "kernels/lab/lab_launch.h"

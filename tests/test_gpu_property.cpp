@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "app/registry.h"
+#include "app/common/registry.h"
 #include "random_scene.h"
 #include "render/compare.h"
 #include "render/modes.h"

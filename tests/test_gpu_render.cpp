@@ -18,7 +18,7 @@
 #include "render/inspect.h"
 #include "render/modes.h"
 #include "render/raster.h"
-#include "app/registry.h"
+#include "app/common/registry.h"
 #include "scoped_env.h"
 #include "test_util.h"
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "app/inspector.h"
+#include "app/viewer/inspector.h"
 #include "render/builtin_scenes.h"
 #include "render/cpu_renderers.h"
 #include "render/inspect.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "app/lab_registry.h"
+#include "app/common/lab_registry.h"
 #include "kernels/lab/reference.h"
 
 namespace circles {

@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-#include "app/registry.h"
+#include "app/common/registry.h"
 #include "random_scene.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "render/image.h"
-#include "app/registry.h"
+#include "app/common/registry.h"
 #include "render/builtin_scenes.h"
 #include "render/renderer.h"
 #include "render/scene.h"

@@ -12,15 +12,16 @@
 #include <iterator>
 #include <set>
 
-#include "app/bench.h"
-#include "app/gl_present.h"
-#include "app/gl_surface.h"
-#include "app/live_lab.h"
-#include "app/viewer_layout.h"
-#include "app/viewer_state.h"
+#include "app/cli/cli.h"
+#include "render/stats.h"
+#include "app/gl/gl_present.h"
+#include "app/gl/gl_surface.h"
+#include "app/viewer/live_lab.h"
+#include "app/viewer/viewer_layout.h"
+#include "app/viewer/viewer_state.h"
 #include "render/builtin_scenes.h"
 #include "render/png.h"
-#include "app/registry.h"
+#include "app/common/registry.h"
 #include "kernels/lab/frame_stats.h"
 #include "test_util.h"
 

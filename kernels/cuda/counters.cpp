@@ -487,11 +487,11 @@ std::string setup_locked(State& s) {
 }
 
 // Undoes what a measurement has done so far, in reverse, whatever path leaves it.
-struct RangeSession {
+struct RangeProfiler {
   const Cupti& c;
   CUpti_RangeProfiler_Object* object = nullptr;
   bool started = false, pushed = false;
-  ~RangeSession() {
+  ~RangeProfiler() {
     if (pushed) {
       auto p = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
       p.pRangeProfilerObject = object;
@@ -515,8 +515,8 @@ std::string cuda_fail(const char* what, cudaError_t err) {
   return std::string(what) + ": " + cudaGetErrorString(err);
 }
 
-// measure_counters_in_range: the session whose range the work opens and closes itself.
-RangeSession* g_work_range = nullptr;
+// measure_counters_in_range: the range profiler whose range the work opens and closes itself.
+RangeProfiler* g_work_range = nullptr;
 bool g_work_range_opened = false;
 
 // The measurement proper; `s.reason` is "" and `s.plan` is set up for the current device.
@@ -542,17 +542,17 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
     rep->error = c.fail(call, res);
     if (is_permanent(res)) s.reason = rep->error;  // the panel says why from now on
   };
-  std::vector<std::uint8_t> data;  // the counter data image; outlives the session that fills it
-  RangeSession session{c};
+  std::vector<std::uint8_t> data;  // the counter data image; outlives the profiler that fills it
+  RangeProfiler profiler{c};
   auto enable = CIRCLES_PARAMS(CUpti_RangeProfiler_Enable_Params);
   enable.ctx = ctx;
   if ((r = c.cuptiRangeProfilerEnable(&enable)) != CUPTI_SUCCESS)
     return failed("cuptiRangeProfilerEnable", r);
-  session.object = enable.pRangeProfilerObject;
+  profiler.object = enable.pRangeProfilerObject;
 
   // One range, one nesting level: everything the work enqueues is summed into it.
   auto size = CIRCLES_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-  size.pRangeProfilerObject = session.object;
+  size.pRangeProfilerObject = profiler.object;
   size.pMetricNames = const_cast<const char**>(plan.names.data());
   size.numMetrics = plan.names.size();
   size.maxNumOfRanges = 1;
@@ -561,14 +561,14 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
     return failed("cuptiRangeProfilerGetCounterDataSize", r);
   data.resize(size.counterDataSize);
   auto init = CIRCLES_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-  init.pRangeProfilerObject = session.object;
+  init.pRangeProfilerObject = profiler.object;
   init.counterDataSize = data.size();
   init.pCounterData = data.data();
   if ((r = c.cuptiRangeProfilerCounterDataImageInitialize(&init)) != CUPTI_SUCCESS)
     return failed("cuptiRangeProfilerCounterDataImageInitialize", r);
 
   auto config = CIRCLES_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-  config.pRangeProfilerObject = session.object;
+  config.pRangeProfilerObject = profiler.object;
   config.configSize = plan.config.size();
   config.pConfig = plan.config.data();
   config.counterDataImageSize = data.size();
@@ -588,33 +588,33 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
   const int max_passes = std::max(1, plan.passes) + 2;
   for (;;) {
     auto start = CIRCLES_PARAMS(CUpti_RangeProfiler_Start_Params);
-    start.pRangeProfilerObject = session.object;
+    start.pRangeProfilerObject = profiler.object;
     if ((r = c.cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS) return failed("cuptiRangeProfilerStart", r);
-    session.started = true;
+    profiler.started = true;
     if (!work_ranges) {
       auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-      push.pRangeProfilerObject = session.object;
+      push.pRangeProfilerObject = profiler.object;
       push.pRangeName = "circles";
       if ((r = c.cuptiRangeProfilerPushRange(&push)) != CUPTI_SUCCESS)
         return failed("cuptiRangeProfilerPushRange", r);
-      session.pushed = true;
+      profiler.pushed = true;
     }
-    struct WorkRange {  // counters_range_push/pop find the session here while the work runs
-      RangeSession* s;
-      explicit WorkRange(RangeSession* x, bool on) : s(on ? x : nullptr) {
+    struct WorkRange {  // counters_range_push/pop find the profiler here while the work runs
+      RangeProfiler* s;
+      explicit WorkRange(RangeProfiler* x, bool on) : s(on ? x : nullptr) {
         if (s) g_work_range = s, g_work_range_opened = false;
       }
       ~WorkRange() {
         if (s) g_work_range = nullptr;
       }
-    } work_range(&session, work_ranges);
+    } work_range(&profiler, work_ranges);
     try {
       work();
       if (work_ranges && !g_work_range_opened) {
         rep->error = "the measured part never ran (its range was not opened)";
         return;
       }
-      if (work_ranges && session.pushed) {
+      if (work_ranges && profiler.pushed) {
         rep->error = "the measured part's range was opened and not closed";
         return;
       }
@@ -637,14 +637,14 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
     }
     if (!work_ranges) {
       auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-      pop.pRangeProfilerObject = session.object;
-      session.pushed = false;
+      pop.pRangeProfilerObject = profiler.object;
+      profiler.pushed = false;
       if ((r = c.cuptiRangeProfilerPopRange(&pop)) != CUPTI_SUCCESS)
         return failed("cuptiRangeProfilerPopRange", r);
     }
     auto stop = CIRCLES_PARAMS(CUpti_RangeProfiler_Stop_Params);
-    stop.pRangeProfilerObject = session.object;
-    session.started = false;
+    stop.pRangeProfilerObject = profiler.object;
+    profiler.started = false;
     if ((r = c.cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS) return failed("cuptiRangeProfilerStop", r);
     if (stop.isAllPassSubmitted) break;
     if (rep->passes >= max_passes) {
@@ -655,7 +655,7 @@ void measure_locked(State& s, const std::function<void()>& work, CounterReport* 
   }
 
   auto decode = CIRCLES_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-  decode.pRangeProfilerObject = session.object;
+  decode.pRangeProfilerObject = profiler.object;
   if ((r = c.cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
     return failed("cuptiRangeProfilerDecodeData", r);
   if (decode.numOfRangeDropped > 0) {
@@ -709,25 +709,25 @@ std::string counters_unavailable_reason() {
 }
 
 bool counters_range_push(const char* name) {
-  RangeSession* session = g_work_range;
-  if (!session || session->pushed) return false;
+  RangeProfiler* profiler = g_work_range;
+  if (!profiler || profiler->pushed) return false;
   auto push = CIRCLES_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-  push.pRangeProfilerObject = session->object;
+  push.pRangeProfilerObject = profiler->object;
   push.pRangeName = name;
-  if (session->c.cuptiRangeProfilerPushRange(&push) != CUPTI_SUCCESS) return false;
-  session->pushed = true;
+  if (profiler->c.cuptiRangeProfilerPushRange(&push) != CUPTI_SUCCESS) return false;
+  profiler->pushed = true;
   g_work_range_opened = true;
   return true;
 }
 
 bool counters_range_pop() {
-  RangeSession* session = g_work_range;
-  if (!session || !session->pushed) return false;
+  RangeProfiler* profiler = g_work_range;
+  if (!profiler || !profiler->pushed) return false;
   cudaDeviceSynchronize();  // every kernel of the part finishes inside its range
   auto pop = CIRCLES_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-  pop.pRangeProfilerObject = session->object;
-  session->pushed = false;
-  return session->c.cuptiRangeProfilerPopRange(&pop) == CUPTI_SUCCESS;
+  pop.pRangeProfilerObject = profiler->object;
+  profiler->pushed = false;
+  return profiler->c.cuptiRangeProfilerPopRange(&pop) == CUPTI_SUCCESS;
 }
 
 namespace {

@@ -2,8 +2,8 @@
 // read the newest finished frame's times without waiting (cudaEventQuery), while a benchmark can
 // wait for the last frame exactly. With stages off (set_stages(false)), a frame is timed whole,
 // one entry "frame", and no event goes between two stages that follow each other at once
-// (mark(..., then = true)): an event recorded between two kernels delays the second by about
-// 1.4 us on the H100 and stops it from starting early (kernels/cuda/dependent_launch.cuh).
+// (mark(..., then = true)): an event recorded between two kernels delays the second and stops
+// it from starting early (kernels/cuda/dependent_launch.cuh).
 #pragma once
 #include <algorithm>
 #include <memory>

@@ -105,7 +105,7 @@ constexpr int kRegsBlock = 256;                      // threads per block
 constexpr int kRegsChunks = 2;                       // float4 chunks (4 outputs each) per thread
 constexpr int kRegsTile = kRegsBlock * 4 * kRegsChunks;  // outputs per block (2048)
 
-// Radius as a template: taps unrolled, weight an immediate, each thread makes 8 outputs from float4 global and shared loads, so the block's halo is 1% of its tile and DRAM streaming is the limit.
+// Radius as a template: taps unrolled, weight an immediate, each thread makes 8 outputs from float4 global and shared loads, so the halo is a small fraction of the block's tile and DRAM streaming is the limit.
 template <int R>
 __global__ void __launch_bounds__(kRegsBlock) conv_shared_regs_kernel(const float* __restrict__ in,
                                                                       float* __restrict__ out,

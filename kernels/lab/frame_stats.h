@@ -1,4 +1,4 @@
-// The lab's reductions on the live frame (issue 8's "debug kernels"): a chosen reduce_sum variant
+// The lab's reductions on the live frame (its debug kernels): a chosen reduce_sum variant
 // sums the frame's channels and a "touched" plane, giving the mean colour and the coverage (pixels
 // whose colour is not the background's). FrameStats and its CPU reference build without CUDA;
 // FrameReducer (CUDA) enqueues behind the frame's render and is read without a host wait.

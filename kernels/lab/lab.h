@@ -1,5 +1,5 @@
 // The kernel lab's vocabulary: families, tasks, element types, shapes and the description of one
-// variant. Plain C++ (no CUDA headers), so the registry (app/lab_registry.cpp) can list the lab
+// variant. Plain C++ (no CUDA headers), so the registry (app/common/lab_registry.cpp) can list the lab
 // in a build without CUDA. The kernels live beside this file, one .cu per family.
 #pragma once
 #include <cstddef>

@@ -1,5 +1,5 @@
 // What a lab variant's launcher receives, and the launchers themselves (one per variant, named in
-// app/lab_registry.cpp). A launcher enqueues everything its variant needs on `stream` (memsets of
+// app/common/lab_registry.cpp). A launcher enqueues everything its variant needs on `stream` (memsets of
 // its own counters included) and checks every CUDA call and launch; it never synchronizes unless
 // the algorithm needs it, and never allocates except through `scratch`.
 #pragma once

@@ -1,7 +1,7 @@
 // Transpose ladder (float): in is `height` rows of `width`, out is `width` rows of `height`,
-// out[x * height + y] = in[y * width + x]. After NVIDIA's transpose sample and the 2008 GTX 260
-// experiment at 2047x4000. A transpose reads as many bytes as it writes, so the target is the
-// device copy: every rung is judged by how close its GB/s (read + write) gets to a memcpy.
+// out[x * height + y] = in[y * width + x]. After NVIDIA's transpose sample. A transpose reads as
+// many bytes as it writes, so the target is the device copy: every rung is judged by how close
+// its GB/s (read + write) gets to a memcpy.
 //   naive-read    one thread per element: reads coalesced, writes scattered (stride height).
 //   naive-write   the other way round: writes coalesced, reads scattered.
 //   permuted      naive-read with each warp reading its 128-byte segment in a scrambled order.

@@ -14,9 +14,9 @@ namespace circles {
 
 // The warps' counts (warp_totals[u * kWarps + w], at most 32) scanned by every warp itself: lane
 // l takes count l, an inclusive warp scan, and item u's first slot for this warp is the exclusive
-// prefix at u * kWarps + warp (a shuffle); *all is the block's count. About 25 instructions a
-// thread where summing the counts one by one, with a select for "warps before this one", took
-// 130 at 8 warps x 4 items (Nsight Compute, pattern: a fifth of the direct kernel's instructions).
+// prefix at u * kWarps + warp (a shuffle); *all is the block's count. A handful of shuffles
+// a thread, where summing the kWarps * P counts one by one, with a select for "warps before this
+// one", would cost several instructions a count, and the direct shade runs this every batch.
 template <int kWarps, int P>
 __device__ __forceinline__ void warp_count_bases(const int* warp_totals, unsigned (&base)[P], unsigned* all) {
   constexpr int kCounts = kWarps * P;
@@ -64,9 +64,9 @@ __device__ __forceinline__ void ballot_slots(const bool (&flag)[P], unsigned (&s
   for (int u = 0; u < P; ++u) slot[u] = base[u] + __popc(__ballot_sync(kFullMask, flag[u]) & below);
 }
 
-// Both halves at once, the ballots kept across the barrier. (Written out, not built from the two
-// halves: their second ballot after the barrier cost the two-pixel kernels 2-3 registers and
-// spills, nvcc -Xptxas -v.)
+// Both halves at once, the ballots kept across the barrier. Written out rather than built from
+// the two halves, whose second ballot after the barrier needs more registers (the two-pixel
+// kernels would spill).
 template <int kWarps, int P>
 __device__ __forceinline__ unsigned ballot_scan_flags(const bool (&flag)[P], unsigned (&slot)[P], int* warp_totals) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -14,9 +14,9 @@ namespace circles {
 
 namespace {
 
-// One thread per circle: the shared step_circle from render/animate.h (moved_circle), in place.
-// Memory-bound and tiny (a few bytes per circle); fireworks sparks read their burst, which no
-// thread writes.
+// Moves every circle one frame on, a thread a circle, in place: one coalesced, memory-bound pass.
+// The shared step_circle from render/animate.h (moved_circle), as cpu-ref moves them; fireworks
+// sparks read their burst, which no thread writes.
 __global__ void animate_kernel(FusedStep s, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -105,8 +105,8 @@ void CudaRenderer::launch_animate(std::int64_t frame) {
 void CudaRenderer::advance() {
   // The stage "animate" is timed only where this call launches the step's kernel: a still scene, or
   // a step deferred to the next draw() (which then times it as part of its own stage), puts no work
-  // on the GPU here, and two events around nothing measured only the host's time between their
-  // records (1-2 us on the H100), which then counted in the frame.
+  // on the GPU here, and two events around nothing would time only the host's gap between their
+  // records, which would then count in the frame.
   const bool moves = animation_ != Animation::None && count_ > 0;
   if (moves && (!fuses_steps() || step_pending_)) {
     timer_.open(stream());
@@ -171,11 +171,12 @@ void CudaRenderer::render() {
 
 namespace {
 
-// The heat map's counts, one block per tile of TILE x TILE pixels, one thread per pixel: all N
-// circles in batches of TILE^2 (one per thread), each tested against the tile (the count per
-// tile: __syncthreads_count), the survivors compacted into shared memory (the ballot scan) and
-// each pixel counting those that cover it (blend_circle's coverage test on a scratch colour).
-// Tile-scan's cost: N x tiles tests; a debug view, computed on request.
+// The heat map's counts per tile and per pixel: slow like cuda-tile-scan (N x tiles tests).
+// A debug view, computed on request, so it can afford that. One block per tile of TILE x TILE
+// pixels, one thread per pixel: all N circles in batches of TILE^2 (one per thread), each tested
+// against the tile (the count per tile: __syncthreads_count), the survivors compacted into shared
+// memory (the ballot scan) and each pixel counting those that cover it (blend_circle's coverage
+// test on a scratch colour).
 template <int TILE>
 __global__ void __launch_bounds__(TILE * TILE) heat_counts_kernel(DeviceCircles circles, View v, Shading shading,
                                                                   int* tiles, int* pixels) {

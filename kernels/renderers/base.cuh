@@ -130,12 +130,12 @@ class CudaRenderer : public Renderer {
   }
   cudaStream_t stream() const { return stream_.get(); }
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
-  // Refuses, before allocating, a load that cannot fit in the GPU's free memory (plus what this
-  // renderer already holds): `extra` bytes beyond the circles and the image, which `what` and
-  // `detail` describe in the message. Says what a large load will use. CIRCLES_GPU_MEMORY_LIMIT_MB
-  // caps the free memory seen (tests).
   // load() without the memory check, for renderers that check a larger need themselves.
   void load_unchecked(const Scene& scene, int width, int height);
+  // Refuses, before allocating, a load that cannot fit in the GPU's free memory plus what this
+  // renderer already holds (its circles, image and `held_extra` bytes): `extra` bytes beyond the
+  // circles and the image, which `what` and `detail` describe in the message. Says what a large
+  // load will use. CIRCLES_GPU_MEMORY_LIMIT_MB caps the memory seen (tests).
   void check_device_memory(const Scene& scene, int width, int height, double extra, const std::string& what,
                            const std::string& detail, double held_extra) const;
   FrameParams frame_params() const {

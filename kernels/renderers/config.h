@@ -5,17 +5,19 @@
 
 namespace circles {
 
-// Tile renderers: a block owns TILE x TILE pixels, one thread per pixel. Supported sizes are
-// listed in the registry (app/registry.cpp); each is one template instantiation per shading.
+// Tile renderers: a block owns TILE x TILE pixels (cuda-tile-scan a thread per pixel,
+// cuda-tile-binned's shade kernels one to eight pixels a thread). Supported sizes are listed in
+// the registry (app/common/registry.cpp); each is one template instantiation per shading.
 constexpr int kSmallTile = 16;
 constexpr int kLargeTile = 32;
 constexpr int kNaiveBlockX = 16, kNaiveBlockY = 16;  // cuda-naive: 2D blocks of pixels
 
 // cuda-tile-binned's choice per frame. Exact mode: `direct` (one kernel, every block walks all
-// N circles, its warps culling them) when N x tiles is small enough that walking them all costs
-// less than the binning stages' fixed cost; else binned. Early exit also walks directly when the
-// circles are flat, big (median radius >= 16 pixels: a pixel settles after a few of them) and at
-// most 2^17: each block then stops after its last few dozen circles, without binning any.
+// N circles, its warps culling them) when N x tiles is at most 2^24, small enough that walking
+// them all costs less than the binning stages' fixed cost; else binned. Early exit also walks
+// directly when the circles are flat, big (median radius >= 16 pixels: a pixel settles after a
+// few of them) and at most 2^17: each block then stops after its last few dozen circles, without
+// binning any, and a tile that never settles (pixels no circle covers) walks a bounded number.
 // `reason` says why, in words.
 struct BinnedStrategy {
   bool direct = false;

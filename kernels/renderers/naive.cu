@@ -7,8 +7,9 @@ namespace circles {
 
 namespace {
 
-// One thread per pixel, all N circles each (O(pixels x N)): every warp reads the same circle at
-// once (a broadcast), so memory is cheap; it is slow because it tests every circle everywhere.
+// Shades a pixel a thread, testing every circle in order: slow, pixels x N tests.
+// Memory is cheap: a warp's threads read the same circle at once (a broadcast), and a colour
+// only for a circle that covers the pixel.
 template <Shading S>
 __global__ void render_naive_kernel(DeviceCircles circles, FrameParams f) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

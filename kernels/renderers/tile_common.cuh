@@ -1,5 +1,6 @@
-// Device building blocks shared by the tile renderers: a block owns a TILE x TILE tile, one
-// thread per pixel; circles are staged through shared memory and blended in order.
+// cuda-tile-scan's device building blocks, which the heat map's count kernel (base.cu) shares: a
+// block owns a TILE x TILE tile, one thread per pixel; circles are staged through shared memory
+// and blended in order.
 #pragma once
 #include "kernels/renderers/base.cuh"
 #include "kernels/primitives/block_scan.cuh"

@@ -1,7 +1,8 @@
-// cuda-tile-scan: one block per tile (16x16 by default); circles in batches of one per thread; a block-wide
-// exclusive scan compacts the batch's circles that touch the tile into shared memory, in order;
-// then each thread shades its own pixel from that list. No atomics, no races on pixels. The scan
-// is one of the lab's block-level scans (kernels/primitives/block_scan.cuh), chosen by name (`--scan`).
+// cuda-tile-scan: one block per tile (16x16 by default); circles in batches of one per thread; a
+// block-wide exclusive scan compacts the batch's circles that touch the tile into shared memory,
+// in order; then each thread shades its own pixel from that list. No atomics, no races on
+// pixels. The scan is one of the lab's block-level scans (kernels/primitives/block_scan.cuh),
+// chosen by name (`--scan`).
 #include <stdexcept>
 #include <string>
 
@@ -15,10 +16,11 @@ namespace circles {
 
 namespace {
 
-// One block per TILE x TILE tile, one thread per pixel. Each batch: the first `batch` threads
-// test one circle each against the tile, the scan packs survivors into shared memory, every
-// thread blends them in order. Fast where few circles touch a tile; but every block still reads
-// all N circles (N x tiles tests), which dominates for very large N.
+// Shades a tile a block from the circles culled per batch: fast for few circles, slow for large N.
+// Pixels blend only the circles that touch their tile, but every block still reads and tests all N
+// circles (N x tiles tests). One thread per pixel. Each batch: the first `batch` threads test one
+// circle each against the tile, the scan packs the survivors into shared memory in order, every
+// thread blends them.
 template <Shading S, int TILE, BlockScanAlgo A>
 __global__ void __launch_bounds__(TILE * TILE) render_tile_scan_kernel(DeviceCircles circles,
                                                                        FrameParams f, int batch) {
@@ -35,7 +37,7 @@ __global__ void __launch_bounds__(TILE * TILE) render_tile_scan_kernel(DeviceCir
   store_pixel(f, t, c);
 }
 
-// The registry's names for the block scans (app/registry.cpp lists them, the default first).
+// The registry's names for the block scans (app/common/registry.cpp lists them, the default first).
 BlockScanAlgo block_scan_named(const std::string& name) {
   if (name.empty() || name == "ballot") return BlockScanAlgo::ballot;
   if (name == "scan-hillis-steele") return BlockScanAlgo::hillis_steele;

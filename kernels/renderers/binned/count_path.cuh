@@ -11,7 +11,7 @@
 
 namespace circles::binned {
 
-// Binning by counting (where it fits; the sort above is the fallback). The chunk's circles go
+// Binning by counting (where it fits; sort_path.cuh is the fallback). The chunk's circles go
 // in blocks of `per_block` (at most kBinMaxCircles); the count writes, per block, how many of its
 // circles touch each tile into a tile-major matrix (matrix[tile * blocks + block]), so one
 // exclusive scan over the matrix gives every (tile, block) its first slot in the tile-ordered
@@ -20,8 +20,8 @@ namespace circles::binned {
 constexpr int kBinThreads = 256;
 constexpr int kBinItems = 8;                             // pairs a thread in the scatter's block sort
 constexpr int kBinCapacity = kBinThreads * kBinItems;    // pairs a block of circles may have
-// The scatter's smaller sort, for blocks whose pairs fit it (micro2M: about 1,100 pairs a block
-// of 1,024 circles, so the sort of 2,048 slots was half padding).
+// The scatter's smaller sort (1,280 slots), for blocks whose pairs fit it: a block of small
+// circles, about one pair each, would leave the 2,048-slot sort half padding.
 constexpr int kBinItemsFew = 5;
 constexpr int kBinCapacityFew = kBinThreads * kBinItemsFew;
 constexpr int kBinLocalBits = 10;                        // a circle's index in its block
@@ -33,14 +33,15 @@ static_assert((kBinMaxColumns & (kBinMaxColumns - 1)) == 0, "the count writes th
 constexpr int kBinCountThreads = 1024;                   // threads a count block
 constexpr int kBinHistInts = 8192;                       // columns x tiles in the count's shared memory
 
-// The count for binning by counting: `columns` blocks of `per_block` circles of [lo, hi) a
-// thread block (blocks * columns matrix columns in all); each circle's tiles counted into its
-// column's shared histogram (shared atomics) and into counts (the fallback's per-circle counts);
-// then the histograms are written as the matrix's columns, each tile's `columns` entries side
-// by side (one 32-byte sector for eight, where one entry a column would be a sector each), and
-// each column's pair total goes into stats (sum and maximum: the host checks it fits the
-// scatter's kBinCapacity). Memory-bound on the circles and the matrix; 1024 threads, so that
-// two blocks of eight columns fill an SM.
+// Counts each block of circles' pairs per tile: shared-memory atomics, whole-sector matrix stores.
+// So it is bound by memory (reading the circles, writing the matrix).
+// A thread block takes `columns` blocks of `per_block` circles of [lo, hi) (one matrix column
+// each); each circle's tiles are counted into its column's shared histogram and into counts (the
+// per-circle counts the sort needs if the chunk falls back to it). The histograms then go out as
+// the matrix's columns, a tile's `columns` entries side by side (eight ints: one sector, where
+// an entry a column would cost a sector each), and each column's pair total into stats (sum and
+// maximum: the host checks the maximum against the scatter's kBinCapacity). 1024 threads, so
+// that two blocks of eight columns fill an SM.
 __global__ void __launch_bounds__(kBinCountThreads)
     count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
                              int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
@@ -68,8 +69,8 @@ __global__ void __launch_bounds__(kBinCountThreads)
   }
   __syncthreads();
   const int mine = min(columns, blocks - column0);  // this block's columns
-  // A tile's kBinMaxColumns entries a step of the loop (those past `mine` skipped): shifts, where
-  // dividing by `mine` took about 20 instructions an entry.
+  // A tile's kBinMaxColumns entries a step of the loop (those past `mine` skipped), so that the
+  // index splits by shifts, not by a division by `mine`, a long instruction sequence an entry.
   for (int i = threadIdx.x; i < tiles * kBinMaxColumns; i += kBinCountThreads) {
     const int t = i / kBinMaxColumns, g = i % kBinMaxColumns;
     if (g < mine) matrix[static_cast<long long>(t) * blocks + column0 + g] = s_hist[g * tiles + t];
@@ -80,17 +81,18 @@ __global__ void __launch_bounds__(kBinCountThreads)
   }
 }
 
-// The scatter for binning by counting, a block per block of circles (as counted): each thread
-// takes up to four consecutive circles, a block scan of their counts places every circle's
-// (tile, index) keys in circle order in shared memory, a block radix sort on the tile bits
-// alone (stable, so each tile's circles stay in order) groups them by tile, and each key's id
-// goes to its tile's slot for this block (from the scanned matrix) plus its rank in the tile.
-// Every block also writes a share of the tile ranges. Per pair: a walk step, a shared store,
-// the block sort's few passes and one coalesced-by-tile global store. The count's total and
-// worst block are checked before anything is written: when the pairs do not fit `capacity` ids
-// or a block's do not fit the sort (the host went ahead without reading them), every range is
-// empty, nothing else is written, and the host does the chunk again. kItems: pairs a thread in the block sort
-// (kBinItems, or kBinItemsFew where the host expects a block's pairs to fit).
+// Writes each block of circles' ids to their tile-ordered slots: fast, its only sort on chip.
+// No global sort and no keys in memory, and a tile's ids from a block go out as one run.
+// A thread block per block of circles (as counted): each thread takes up to four consecutive
+// circles, a block scan of their counts places every circle's (tile, index) keys in circle
+// order in shared memory, a block radix sort on the tile bits alone (stable, so each tile's
+// circles stay in order) groups them by tile, and each key's id goes to its tile's slot for
+// this block (from the scanned matrix) plus its rank in the tile. Every block also writes a
+// share of the tile ranges. The count's total and worst block are checked before anything is
+// written: when the pairs do not fit `capacity` ids or a block's do not fit the sort (the host
+// went ahead without reading them), every range is empty, nothing else is written, and the
+// host does the chunk again. kItems: pairs a thread in the block sort (kBinItems, or
+// kBinItemsFew where the host expects a block's pairs to fit).
 template <int kItems>
 __global__ void __launch_bounds__(kBinThreads)
     scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
@@ -160,10 +162,10 @@ __global__ void __launch_bounds__(kBinThreads)
 #pragma unroll
   for (int j = 0; j < kItems; ++j) s_keys[j * kBinThreads + threadIdx.x] = key[j];  // striped
   __syncthreads();
-  // Each run's first key takes its tile's slot for this block from the scanned matrix. The
-  // kItems loads are all issued before the first is used (a padding key or a run's later key
-  // loads tile 0's entry, which it drops): one conditional load an item, each waiting on the
-  // last, was a third of the kernel's stall samples (Nsight Compute, rand1M).
+  // Each run's first key takes its tile's slot for this block from the scanned matrix. Every
+  // item loads (a padding key or a run's later key loads tile 0's entry and drops it), so the
+  // kItems loads are all issued before the first is used, instead of a conditional load an
+  // item that each waits for in turn.
   int base[kItems];
   bool head[kItems];
 #pragma unroll

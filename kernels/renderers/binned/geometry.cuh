@@ -24,8 +24,8 @@ CIRCLES_HD bool axis_span(float c, float r, float scale, float off, int n, int* 
   return true;
 }
 
-// Tiles are 2^tile_shift pixels a side (16 or 32): a shift, where a division by a tile size known
-// only at run time cost the count about 20 instructions each, four a circle.
+// Tiles are 2^tile_shift pixels a side (16 or 32): a shift, because a division by a tile size
+// known only at run time is a long instruction sequence, and each circle needs four of them.
 CIRCLES_HD TileRect tile_rect(float x, float y, float r, const View& v, int tile_shift) {
   TileRect t{0, 0, -1, -1};
   int i0, i1, j0, j1;
@@ -65,14 +65,13 @@ __device__ __forceinline__ bool tile_pair_kept(const float4& p, const View& v, f
 
 // Calls f(tx, ty) for each tile of the circle's tile_rect that tile_pair_kept keeps. The one
 // walk that count, scatter and duplicate share, so they agree (the duplicate's block-wide walk
-// of a big circle visits the same rect with the same test). (Keeping a one-tile rect's tile
-// untested made micro2M's count and scatter slower, 0.038 -> 0.041-0.046 and 0.063 -> 0.065 ms:
-// its warps then ran both paths; docs/bench/shade3.)
-// kRolled: a row's tiles one at a time. Unrolled (by four, the compiler's choice), the four
-// columns' boxes were computed before the loop knew how many it had: most circles of micro2M and
-// rand1M have one or two, and binning by counting's count and the duplicate were faster rolled
-// (H100: micro2M 0.215 -> 0.212 ms, stress10M at 4K early exit's duplicate 0.179 -> 0.155), the
-// sort's count (stress10M's circles span several tiles) slower (0.151 -> 0.177): it stays unrolled.
+// of a big circle visits the same rect with the same test). Even a one-tile rect's tile is
+// tested: a shortcut for it would make warps of mixed circles run both paths.
+// kRolled: a row's tiles one at a time. Unrolled (the compiler unrolls by four), the boxes of
+// four columns are computed before the loop knows how many it has: wasted work for small circles
+// of a tile or two, the common case, so the default is rolled. count_tiles_kernel walks unrolled:
+// the sort path it counts for is taken mostly where circles span several tiles (a block's pairs
+// too many for binning by counting), where the unrolled boxes are used.
 template <bool kRolled = true, class F>
 __device__ __forceinline__ void for_each_tile(const float4& p, const View& v, int tile, int tiles_x,
                                               const unsigned char* settled, F&& f) {

@@ -14,22 +14,28 @@
 namespace circles::binned {
 
 // Early exit pays where pixels settle: flat circles of some size over a deep enough scene.
+// Under a radius of 4 pixels a tile needs too many circles over each of its pixels to settle.
 constexpr float kEarlyMinRadiusPixels = 4.f;
-constexpr double kEarlyMinDepth = 16.0;  // circles over a pixel on average (at alpha .5, 9 settle one)
+// Circles over a pixel on average: at alpha .5 nine settle a pixel, so from a depth of 16 most
+// pixels settle long before the walk back reaches the scene's first circles.
+constexpr double kEarlyMinDepth = 16.0;
 // Early exit's first chunk: at least this many of the last circles, and enough to cover a pixel
-// kFirstEarlyDepth times on average; each chunk after doubles.
+// kFirstEarlyDepth times on average (deep enough for most pixels to settle within it, so that
+// the later chunks bin only into the few tiles left open); each chunk after doubles.
 constexpr int kFirstEarlyChunk = 16384;
 constexpr double kFirstEarlyDepth = 48.0;
-// Runs of circles covering a warp's box are composed from this median radius (pixels); runs
-// covering a whole tile (early exit only) from kTileRunsRadius tiles (two in early exit's direct
-// frames).
+// Runs of circles covering a warp's box are composed from this median radius (pixels): a disc of
+// radius 16 covers a whole box (8 pixels wide, 8 or 16 tall) over much of its area, so runs are
+// common enough to repay looking for them. Runs covering a whole tile (early exit only) from
+// kTileRunsRadius tiles (two in early exit's direct frames), where circles cover whole tiles.
 constexpr float kComposeRadiusPixels = 16.f;
 constexpr float kTileRunsRadius = 1.5f;
 // Binned exact frames of flat circles this small (median radius, pixels) take the tiny-circle
-// kernel.
+// kernel: a circle of radius 2 covers a dozen pixels or so, so work per covered pixel (each
+// circle marks its pixels) beats walking each circle over the pixels of a box it touches.
 constexpr float kTinyRadiusPixels = 2.f;
 
-// What the plan needs of a scene at a size, measured at load.
+// What the plan needs of a scene at a size, computed at load.
 struct SceneFacts {
   std::size_t circles = 0;
   Shading shading = Shading::Flat;

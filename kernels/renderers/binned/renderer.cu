@@ -1,26 +1,29 @@
 // cuda-tile-binned: the fast renderer, the pipeline and its plan. Two strategies, chosen per
 // frame (binned_strategy() in kernels/renderers/config.h says which and why):
-//  - direct (few circles): one shade kernel; each block walks all N circles and its warps cull
-//    them against their own pixels. No binning, so no fixed cost of its stages.
+//  - direct (few circles, or in early exit a few big flat ones): one shade kernel; each block
+//    walks all N circles and its warps cull them against their own pixels. No binning, so none
+//    of its stages' fixed cost.
 //  - binned: circles are binned into tiles (32x32 by default) before shading, so each tile reads
 //    only the circles that touch it. Per chunk of circles (all of them unless their pairs exceed
 //    the pair budget; then halved until they fit, so scratch memory is bounded):
 //      by counting, where it fits (count_path.cuh): count each block of circles' tiles into a
 //      tile x block matrix -> exclusive scan of the matrix -> scatter each block's ids, sorted by
-//      tile, to their slots -> shade;
+//      tile, to their slots, and the tile ranges -> shade;
 //      else by sorting (sort_path.cuh): count each circle's tiles (64-bit total, read by the
 //      host) -> exclusive scan -> duplicate (tile, circle) pairs -> CUB's stable radix sort by
 //      tile -> tile ranges -> shade.
 //    A frame's first chunk binned by counting goes ahead of its count: the scatter checks the
-//    count on the device and the host reads it after the shade.
+//    count on the device and the host reads it after the shade, so the frame does not wait for
+//    the host unless the chunk did not fit.
 // The shade (a block a tile): the warps' walk (shade_walk.cuh), the eight-pixel walk for binned
 // exact frames of small flat circles (shade_rows8.cuh), or tiny circles' masks (shade_tiny.cuh);
 // shade_common.cuh holds what they share. Every exact frame blends each circle in order with
-// cpu-ref's test and blend (one FMA a channel), so it is cpu-ref's picture to the bit. Early exit
-// (--early-exit) walks the chunks from the last circle back, composites front to back, and stops
-// a pixel once what lies below can move no 8-bit channel, a tile once its pixels have, binning
-// the next chunk only into the tiles still open. The scan is one of the kernel lab's device-wide
-// exclusive scans (`--scan`; the decoupled look-back by default), handed in as a launcher.
+// cpu-ref's test and blend (one FMA a channel), so it is cpu-ref's picture to the bit.
+// Early exit (--early-exit) walks the chunks from the last circle back (each twice the one
+// before), composites front to back, and stops a pixel once what lies below can move no 8-bit
+// channel, a tile once its pixels have, binning the next chunk only into the tiles still open.
+// The scan is one of the kernel lab's device-wide exclusive scans (`--scan`; the decoupled
+// look-back by default), handed in as a launcher.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -198,10 +201,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     with_tile_size(tile_, [&](auto t) {
       constexpr int T = decltype(t)::value;
-      // Exact frames at tile 32 take four pixels a lane (see shade_kernel), direct ones and binned
-      // flat ones; the others two. --binned-rows 2 keeps them at two (tests, benchmarks).
+      // Exact frames at tile 32 take four pixels a lane (see shade_kernel): direct ones, and
+      // binned ones of flat circles (eight, the eight-pixel walk, where they compose no runs); the
+      // others two. --binned-rows 2 keeps every frame at two.
       if constexpr (T == kLargeTile && !kEarly) {
-        if (frame_.rows >= 4) {  // (binned: eight, the eight-pixel walk, where no runs are composed)
+        if (frame_.rows >= 4) {  // four or eight (plan_frame's rows)
           launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
           return;
         }
@@ -554,7 +558,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   static constexpr int kMaxEarlyChunk = 1 << 24;  // early exit's chunks double up to this
   const int tile_;
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
-  const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/registry.cpp picks it)
+  const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/common/registry.cpp picks it)
   // The plan (plan.h): what was asked for, the loaded scene's facts, the load's and the last
   // frame's decisions.
   const Asked asked_;

@@ -1,6 +1,5 @@
-// What the shade kernels share: the culling tests of a warp's boxes, the exact blend (one FMA a
-// channel, cpu-ref's), half-precision pixels, a chunk's arguments (ShadeArgs), a lane's pixels,
-// the tile order and the tile's staged pixel centres.
+// What the shade kernels share: box culling tests, the exact blend (one FMA a channel, cpu-ref's),
+// half-precision pixels, a chunk's arguments (ShadeArgs) and a lane's pixels.
 #pragma once
 #include <cuda_fp16.h>
 
@@ -12,11 +11,10 @@
 namespace circles::binned {
 
 // circle_touches_box_sq (render/raster.h) with its clamp as fminf/fmaxf: two min/max
-// instructions an axis where clampf's comparisons take four, the same result for every finite
-// centre (a NaN one is culled either way). The warps' culling only: in the binning kernels and the
-// direct frames' tile culling the same change moved registers and made them spill (nvcc -Xptxas -v).
-// The distance fused as coverage_d2's (one instruction fewer; the culling radius's slack is many
-// ulps wide, so fused or not it never drops a circle that the pixels' test would draw).
+// instructions an axis instead of four comparisons, the same result for every finite centre (a
+// NaN one is culled either way). Used by the warps' culling only (the binning kernels and the
+// direct frames' tile culling keep clampf: there this form spills). The distance is fused as coverage_d2's; the
+// culling radius's slack is many ulps wide, so it never drops a circle the pixels' test would draw.
 __device__ __forceinline__ bool warp_box_touched(float cx, float cy, float cull_rr, float x0, float y0, float x1,
                                                  float y1) {
   const float dx = cx - fminf(fmaxf(cx, x0), x1);
@@ -24,25 +22,22 @@ __device__ __forceinline__ bool warp_box_touched(float cx, float cy, float cull_
   return coverage_d2(dx, dy) <= cull_rr;
 }
 
-// The row groups' boxes of a 32x32 tile that a circle may touch, one bit each: bit 8c + b for the
-// box of columns 8c .. 8c + 7 and rows 4b .. 4b + 3 (the tile's warps are 8 columns x 16 rows, its
-// row groups 8 x 4). Per column of boxes: the nearest column's x distance (clamped to the
-// columns' pixel centres, cx0[c] .. cx1[c]), the circle's half-height h there from the culling
-// radius^2, and the boxes whose rows' centres it may reach: box b holds rows 4b .. 4b + 3 (in
-// tile rows from the first row's centre, where `ty` is the circle's centre), so it is touched when
-// 4b + 3 >= ty - h and 4b <= ty + h, with a 64th of a row of slack at each end. The boxes lo ..
-// hi1 - 1 are then bmsk(8c, hi1) without bmsk(8c, lo), lo clamped to 0 and hi1 to 0 .. `boxes`
-// (the tile's boxes in the image) before the conversion, so an empty range gives no bits. A
-// column the circle misses has h2 < 0, and h2 * rsqrt(1e-30) is a huge negative half-height: an
-// empty range, no branch. Conservative like warp_box_touched: every pixel that cpu-ref's test
-// covers lies in a box whose bit is set (the culling radius's slack, 1e-4 of the radius, covers
-// the rounding of dx, h2 and the rsqrt; the 64th, the rows' centres being a few ulps off
-// y0 + t / scale, up to 16384 rows).
+// The 8x4-pixel boxes of a 32x32 tile that a circle may touch, one bit each: bit 8c + b for
+// columns 8c .. 8c + 7, rows 4b .. 4b + 3. Per column of boxes: the x distance to the nearest
+// pixel centre (cx0[c] .. cx1[c]), the circle's half-height h there, and the boxes it reaches:
+// box b is touched when 4b + 3 >= ty - h and 4b <= ty + h (ty: the circle's centre in tile rows
+// from the first row's centre), with a 64th of a row of slack at each end. Boxes lo .. hi1 - 1
+// are bmsk(8c, hi1) without bmsk(8c, lo), lo clamped to 0 and hi1 to 0 .. `boxes` (the tile's
+// boxes in the image) first, so an empty range gives no bits. A missed column has h2 < 0, and
+// h2 * rsqrt(1e-30) is a huge negative half-height: an empty range, no branch. Conservative:
+// every pixel cpu-ref's test covers lies in a set box (the culling radius's slack, 1e-4 of the
+// radius, covers the rounding of dx, h2 and the rsqrt; the 64th covers the rows' centres being a
+// few ulps off y0 + t / scale, up to 16384 rows).
 __device__ __forceinline__ unsigned row_box_bits(float qx, float ty, float cull_rr, const float4& cx0,
                                                  const float4& cx1, float quarter_scale, float boxes) {
   constexpr float kRowSlack = 1.f / 64.f;
-  // In boxes, for h = 0: the first box that may hold a row >= ty - h, and one past the last box
-  // that may hold a row <= ty + h.
+  // In boxes, for h = 0: the first box that may hold a row >= ty - h, and one past the last that
+  // may hold a row <= ty + h.
   const float lo0 = (ty - 3.f - kRowSlack) * 0.25f, hi0 = (ty + kRowSlack) * 0.25f + 1.f;
   const float x0[4] = {cx0.x, cx0.y, cx0.z, cx0.w}, x1[4] = {cx1.x, cx1.y, cx1.z, cx1.w};
   unsigned bits = 0u;
@@ -75,9 +70,9 @@ __device__ __forceinline__ unsigned transpose_bits(unsigned x, int lane) {
   return x;
 }
 
-// Shared-memory loads at a 32-bit shared address (shared_address): loop-carried addresses that
-// ptxas keeps in registers instead of rebuilding them from a pointer's parts. Volatile, so that
-// they stay after the barrier that publishes what they read.
+// Shared-memory loads at a 32-bit shared address (shared_address): a loop can carry such an
+// address in one register instead of rebuilding it from a pointer each pass. Volatile, so they
+// stay after the barrier that publishes what they read.
 __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -97,17 +92,17 @@ __device__ __forceinline__ float4 lds_f4(unsigned at) {
   return v;
 }
 
-// 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): the walk's `1u << bit` kept the
-// constant 1 in no register at 64 and reloaded it every visit (Nsight Compute, rand1M).
+// 1 << bit in one instruction (PTX bmsk, a 1-bit mask at `bit`): a shift needs the constant 1 in a
+// register, which a kernel at its register cap may reload every pass.
 __device__ __forceinline__ unsigned bit_mask(int bit) {
   unsigned m;
   asm("bmsk.clamp.b32 %0, %1, 1;" : "=r"(m) : "r"(bit));
   return m;
 }
 
-// Exact mode's blend of one circle over a pixel, back to front: c = keep * c + colour (premultiplied;
-// keep = 1 - a), alpha summed as cpu-ref sums it. One FMA a channel, the same bits in the warps'
-// walk (tested or box-covering circles) and the tiny-circle kernel.
+// Exact mode's blend of one circle over a pixel: c = keep * c + colour (premultiplied; keep =
+// 1 - a), alpha summed as cpu-ref sums it. One FMA a channel, so every kernel that uses it gives
+// cpu-ref's bits.
 __device__ __forceinline__ void blend_over(Float4& c, float keep, const float4& col) {
   c.x = __fmaf_rn(keep, c.x, col.x);
   c.y = __fmaf_rn(keep, c.y, col.y);
@@ -116,13 +111,13 @@ __device__ __forceinline__ void blend_over(Float4& c, float keep, const float4& 
 }
 
 // The eight-pixel walk's pixel in half precision (shade_rows8_kernel<kHalf>): R and G in one
-// half2, B beside the batch's alpha sum in another, so that a blend is two half FMAs (HFMA2: the
-// colour by keep, the alpha by 1) where float channels take four; the alpha's float sum takes
-// each batch's (at most 128 alphas, multiples of 1/16 from 1/2 to 1: exact in half, and so the
-// same sum as cpu-ref's). Only where every colour and the background lie in [0, 1] and every
-// alpha is such a multiple (the renderer checks at load): each blend's rounding is then at most
-// 2^-12 for the colour and 2^-12 for its premultiplied colour, and at keep <= 1/2 the error
-// stays under 2^-11 / (1 - keep) = 2^-10 (9.8e-4) of cpu-ref's float channels.
+// half2, B and the batch's alpha sum in another, so a blend is two HFMA2 (colour by keep, alpha
+// by 1) instead of four float FMAs. The float alpha sum takes each batch's (at most 128 alphas,
+// multiples of 1/16 from 1/2 to 1: exact in half, so the same sum as cpu-ref's). Used only where
+// every colour and the background lie in [0, 1] and every alpha is such a multiple (checked at
+// load): each blend then rounds by at most 2^-12 for the colour and 2^-12 for its premultiplied
+// colour, and with keep <= 1/2 the error stays under 2^-11 / (1 - keep) = 2^-10 (9.8e-4) of
+// cpu-ref's float channels.
 struct HalfPixel {
   __half2 rg, ba;  // (r, g); (b, the batch's alpha)
   float a;         // the alpha's sum before this batch

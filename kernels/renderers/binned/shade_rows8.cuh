@@ -1,6 +1,4 @@
-// The eight-pixel walk (shade_rows8_kernel), for binned exact frames of small flat circles: a
-// batch culled once a block into its row groups' masks as it is staged, a visit shared by eight
-// pixels of a lane.
+// The eight-pixel walk (shade_rows8_kernel), for binned exact frames of small flat circles.
 #pragma once
 #include <cuda_fp16.h>
 
@@ -11,38 +9,17 @@
 
 namespace circles::binned {
 
-// The row groups' walk of binned exact frames of flat circles that compose no runs (median radius
-// under one tile: rand1M, stress10M at 1024x1024 and 3840x2160), eight pixels a lane. A block per 32x32 tile, 128 threads;
-// the tile's 4 x 8 boxes of 8x4 pixels are its row groups', four lanes each (a lane: two columns
-// side by side, four rows), and a warp holds eight of them (16x16 pixels). Fast because the tile's
-// circles are culled once a block, as a batch is staged, and a visit's work is shared:
-//  - staging (a batch of 128 circles, one a thread, its id and position loaded during the batch
-//    before): each thread finds the boxes its circle may touch (row_box_bits: 32 bits), each warp
-//    transposes its group of 32 circles' bits into the 32 boxes' masks, and lane k writes box k's
-//    (bit-reversed: the next circle of the walk is the highest bit). Then each circle's coverage
-//    limit (coverage_limit: radius^2 - dy^2) at each of the tile's 32 rows, four rows of one of
-//    four circles a lane (one 8-byte load, four subtractions and FMAs, one 16-byte store).
-//    Where every warp culled every circle against its own boxes inside the walk, this took 52
-//    instructions a group and warp, 12% of rand1M's shade (docs/bench/shade11/).
-//  - the walk: each row group walks its box's mask, group by group; a visit loads the circle's x
-//    and premultiplied colour (16 bytes), its keep factor 1 - a and alpha (8) and its limits at the
-//    row group's four rows (16), and a pixel's test is one compare of dx*dx with its row's limit
-//    (cpu-ref's test, bit for bit), its blend one FMA a channel. The three shared addresses are
-//    carried from group to group as 32-bit shared addresses (through pointers ptxas rebuilt them
-//    every group: 24-27 instructions a group and warp where this takes 12).
-// Eight pixels a lane, two columns of one box: a visit's pick, loads, limits and loop serve both
-// columns (54 instructions: 2 subtractions and squares, 8 compares, 32 blends, where two visits
-// of four pixels took 64), the boxes being the four-pixel walk's 8x4 (so are the pixel tests);
-// the warp's passes over a group wait on its busiest of eight row groups instead of four. At 64
-// registers (eight blocks an SM, 32 warps, as the four-pixel walk's four of 256) it spills
-// nothing. H100, one call: rand1M 0.390-0.396 -> 0.381-0.382 ms, stress10M 3.73-3.75 -> 3.53, at
-// 3840x2160 9.88 -> 9.00 (shade 8.59 -> 7.71); at 80 registers (six blocks) 0.392-0.397, 3.64,
-// 9.04 (docs/bench/shade16/).
-// kHalf: the colour in half precision (HalfPixel: two HFMA2 a pixel's blend, 38 instructions a
-// visit instead of 54) where --half-colour asks for it and the scene allows it. H100: rand1M
-// 0.380 -> 0.333 ms, stress10M 3.54 -> 3.06, at 3840x2160 9.02 -> 7.48-7.50 (docs/bench/shade18/).
 constexpr int kRows8Threads = 128;
 constexpr int kRows8Stage = kRows8Threads;  // circles a batch
+// Blends a 32x32 tile's circles, eight pixels a lane: fast because a batch is culled once a block
+// as it is staged, and a visit's loads and test serve eight pixels.
+// For binned exact frames of flat circles that compose no runs. A block per tile, 128 threads; the
+// tile's 4 x 8 boxes of 8x4 pixels belong to row groups of four lanes (a lane: two adjacent
+// columns, four rows), eight row groups a warp. Staging culls each circle to the boxes it may
+// touch, one mask of circles per box; each row group then walks its box's mask. A pixel's test is
+// one compare of dx*dx with its row's limit (cpu-ref's test, bit for bit), its blend one FMA a
+// channel. At 64 registers (eight blocks an SM) it spills nothing. kHalf: the colour in half
+// precision (HalfPixel: two HFMA2 a blend) where --half-colour asks for it and the scene allows it.
 template <bool kCount, bool kHalf>
 __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int TILE = kLargeTile;
@@ -104,9 +81,7 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
   const unsigned first = range.x, end = range.y, n = end > first ? end - first : 0u;
   const unsigned batches = (n + kStage - 1) / kStage;
   // The next batch's id and position are loaded before this batch is walked, so that staging
-  // waits on the colour's load only, not on the chain of two (H100, four pixels a lane: rand1M
-  // shade 0.334 -> 0.330 ms, stress10M 3.237 -> 3.190; the colour ahead too was slower than none:
-  // docs/bench/shade13/e_ab_summary.txt).
+  // waits on the colour's load only, not on the chain of id then position.
   unsigned ahead_id = 0u;
   float4 ahead_q = make_float4(0.f, 0.f, 0.f, 0.f);
   if (threadIdx.x < n) {
@@ -136,8 +111,8 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
       ahead_id = a.ids[base + kStage + threadIdx.x];
       ahead_q = c.pos_rad[ahead_id];
     }
-    // The boxes its circle may touch (read again each batch: held across the walk, these
-    // bounds took 12 registers).
+    // The boxes its circle may touch (32 bits, row_box_bits). The bounds are recomputed each
+    // batch: held across the walk they would take registers it needs.
     unsigned bits = 0u;
     if (slot < count) {
       const unsigned cols_in = 0xffffffffu >> (32 - 8 * ((min(TILE, v.width - txy.x * TILE) + 7) / 8));
@@ -145,14 +120,17 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
       bits = row_box_bits(q.x, (q.y - s_py[0]) * v.scale, cull_radius_sq(q.w), s_box_cols[0], s_box_cols[1],
                           0.25f * v.scale, boxes) & cols_in;
     }
+    // The warp's 32 circles' bits become its 32 boxes' masks; lane k writes box k's, bit-reversed
+    // so that the next circle of the walk is the highest bit.
     s_rows[slot] = __brev(transpose_bits(bits, lane));
     __syncwarp();  // the group's geometry, staged by its lanes
+    // Each circle's coverage limit (coverage_limit: radius^2 - dy^2) at the tile's 32 rows: a
+    // lane takes four rows of one of four circles a step (an 8-byte load, one 16-byte store).
     {
       const int quad = lane & 7;
       const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
       const float4* geo = s_stage + kStage + warp * 32;
       float* lim = s_lim + (warp * 32) * TILE + 4 * quad;
-      // Unrolled (by 4, the four-pixel walk was 5-7% slower: docs/bench/shade15/).
 #pragma unroll
       for (int k0 = 0; k0 < 32; k0 += 4) {
         const int k = k0 + (lane >> 3);
@@ -162,7 +140,11 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
                         coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
       }
     }
-    __syncthreads();
+    __syncthreads();  // the masks, stage and limits of every warp
+    // The walk: a visit loads the circle's x and colour (16 bytes), keep factor and alpha (8) and
+    // its limits at the row group's four rows (16), shared by the lane's eight pixels. The three
+    // addresses are 32-bit shared addresses carried from group to group, so they stay in
+    // registers; they start at slot 31, as bit b of a reversed mask is slot 31 - b.
     {
       const int groups = static_cast<int>((count + 31) / 32);
       unsigned rows_at = shared_address(s_rows + 8 * bc + br), group_at = shared_address(s_stage + 31),
@@ -177,7 +159,7 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
           // 1 - a, a (kHalf: half2 (1 - a, 1), and nothing)
           const float2 ka = kHalf ? make_float2(__uint_as_float(lds_u32(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float))), 0.f)
                                   : lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));
-          const float4 lim = lds_f4(lims_at - off * (TILE / 4));
+          const float4 lim = lds_f4(lims_at - off * (TILE / 4));  // a slot's limits: TILE floats
           const float dx0 = px0 - qv.x, dx1 = px1 - qv.x;
           const float d0 = dx0 * dx0, d1 = dx1 * dx1;
           const float l[4] = {lim.x, lim.y, lim.z, lim.w};
@@ -208,7 +190,7 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
         lims_at += 32 * TILE * sizeof(float);
       }
     }
-    if constexpr (kHalf) {
+    if constexpr (kHalf) {  // the batch's alpha into the float sum
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         pixel_end_batch(c0[r]);

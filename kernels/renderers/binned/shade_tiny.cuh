@@ -10,21 +10,6 @@
 
 namespace circles::binned {
 
-// Binned exact frames of tiny flat circles (micro2M: radius 1 pixel, a few pixels each). The
-// warps' walk would visit every circle that touches an 8x8 box to blend a pixel or two of its
-// 64 (micro2M: 162M pixel tests for 6.6M blends); here the circles go to the pixels instead. A
-// block per tile, 256 threads, TILE * TILE / 256 pixels a thread; the tile's circles in batches
-// of 256, one a thread: each thread tests its circle at the pixel centres of its own window
-// (cpu-ref's test to the bit, at most a few pixels) and sets the circle's bit in each covered
-// pixel's 256-bit mask in shared memory (the batch's slot s, bit-reversed: the first circle is
-// the highest bit); then each thread walks its pixels' masks from the highest bit, so every
-// pixel blends its circles in order, with the shade kernel's own FMA blend (the same bits).
-// Fast for tiny circles: work per covered pixel, not per pixel of a box; a big circle tests its
-// whole window (up to the tile), still exact but slow. Latency-bound (two barriers a batch,
-// shared-memory chains); the next batch's positions are loaded, and its colours copied into
-// shared memory (cp.async), while this one is tested and walked (H100, micro2M: shade 0.099 ->
-// 0.094 ms with the copy, where the colour was loaded at the batch's start and waited for at its
-// end; brought to L2 ahead instead, 0.106).
 constexpr int kTinyThreads = 256;
 // Where word w of pixel p's mask sits: w ^ tiny_swizzle(p), the pixel's bits above those that
 // p * kWords already spreads over the 32 banks (the bank of p's first word, over kWords).
@@ -33,6 +18,15 @@ __device__ __forceinline__ int tiny_swizzle(int p) {
   static_assert(kWords >= 1 && kWords <= 32 && (kWords & (kWords - 1)) == 0, "a power of two");
   return static_cast<int>(static_cast<unsigned>(p) / (32u / kWords)) & (kWords - 1);
 }
+// Blends a tile's tiny circles (a few pixels each): fast because each circle goes to the pixels
+// it covers, so the work is per covered pixel, not per pixel of a box the circle touches.
+// For binned exact frames of tiny flat circles. A block per tile, 256 threads, TILE * TILE / 256
+// pixels a thread; the tile's circles in batches of 256, one a thread. Each thread tests its
+// circle at the pixel centres of its window (cpu-ref's test, to the bit) and sets the circle's
+// bit in each covered pixel's 256-bit mask in shared memory; then each thread walks its pixels'
+// masks in circle order and blends with blend_over (the same bits). A big circle tests its whole
+// window: still exact, but slow. The kernel is latency-bound (two barriers a batch), so the next
+// batch's positions and colours (cp.async) are fetched while this one is tested and walked.
 template <int TILE, bool kCount>
 __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
   constexpr int kPixels = TILE * TILE, kPer = kPixels / kTinyThreads, kWords = kTinyThreads / 32;
@@ -91,9 +85,9 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
   // (word 7 - slot / 32, bit 31 - slot % 32), so that the walk takes the highest set bit first
   // (one FLO) and meets the batch's circles in order.
   // A pixel's words are stored swizzled (word w of pixel p at w ^ tiny_swizzle(p)): a warp's 32
-  // circles set bits in one word of 32 pixels here and there, and unswizzled those words fell in
-  // 32 / kWords banks only (p * kWords), an 8-way conflict a shared atomic; swizzled by the
-  // pixel's next bits they spread over all 32 (H100, micro2M: shade 0.101 -> 0.099 ms).
+  // circles set bits in one word of up to 32 pixels, and unswizzled those words fall in only
+  // 32 / kWords banks (p * kWords), a bank conflict on each shared atomic; swizzled by the pixel's
+  // next bits they spread over all 32.
   unsigned* const cover = reinterpret_cast<unsigned*>(&s_cover[0][0]);
   const unsigned my_word = kWords - 1 - threadIdx.x / 32;
   const unsigned bit = 1u << (31 - threadIdx.x % 32), word_bit = 1u << my_word;
@@ -104,14 +98,12 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
     if (base + kTinyThreads + threadIdx.x < end) {  // the next batches' circles, in flight meanwhile
       id = id_next;
       q = c.pos_rad[id];
-      // Its colour copied into shared memory a batch ahead: no register held, and the copy waits
-      // for device memory while this batch is tested and walked (a load here, read at the batch's
-      // end, waited for device memory once a batch).
+      // Its colour copied into shared memory a batch ahead: no register held, and the copy's
+      // wait for device memory overlaps this batch's tests and walk.
       __pipeline_memcpy_async(&s_col[buf ^ 1][threadIdx.x], c.color + id, sizeof(float4));
       // The id two batches ahead, loaded whether or not there is one (clamped to the range's last
-      // id, never used past the end): loaded only where there was one, the old value was kept by a
-      // predicated move right after the load, which waited for it there (Nsight Compute, micro2M:
-      // 16% of the kernel's stall samples).
+      // id, never used past the end): a conditional load would keep the old value by a predicated
+      // move right after it, which would wait for the load there.
       id_next = a.ids[min(base + 2 * kTinyThreads + threadIdx.x, end - 1)];
     }
     __pipeline_commit();
@@ -174,10 +166,9 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
     __pipeline_wait_prior(1);  // this batch's colour copy (the next one's may still be in flight)
     __syncthreads();           // the batch's masks and colours
     // Each pixel's circles in order: the nonzero words of its mask (s_words), then each word's
-    // bits, highest first (the reversed slots: circle order), in one loop whose passes are the
-    // pixel's circles (nested loops over words and bits made each warp pass through every word
-    // any lane had bits in). Both are cleared on the way for the next batch (only this thread
-    // reads them).
+    // bits, highest first (the reversed slots: circle order), in one loop with a pass per circle
+    // (nested loops over words and bits would take a warp through every word any lane has bits
+    // in). Both are cleared on the way for the next batch (only this thread reads them).
 #pragma unroll
     for (int k = 0; k < kPer; ++k) {
       const int p = threadIdx.x + k * kTinyThreads;

@@ -9,32 +9,18 @@
 
 namespace circles::binned {
 
-// One block per TILE x TILE tile, one warp per 8 x (4 kRows) pixels (8x8: two pixels, one column
-// and two rows, per lane; 8x16 with kRows = 4). Circles are staged in batches (one per thread:
-// position, radius^2, premultiplied colour), each warp ballots which of a group of 32 touch its
-// box and walks only those (in order, or backwards for early exit). Fast because a warp's lanes
-// do a visited circle's test and blend at ~65% occupancy (rand1M) instead of testing every
-// circle of the tile at every pixel, a lane's pixels share a staged load and dx, and each blend
-// is 3 FMAs and an add. kRows = 4 (exact frames at tile 32) halves the threads, so twice
-// the blocks fit an SM at once (four of 256): a direct frame is a few waves of blocks that each
-// wait on the same chain of loads and barriers, and half the waves, with half the warps culling
-// each batch, is the gain (H100: rgb 0.016 -> 0.015 ms, pattern 0.028 -> 0.023, biglittle 0.49 ->
-// 0.38). Binned exact frames of flat circles at tile 32 take four as well where they compose runs
-// (half the warps culling each batch, a visit's pick and loads shared by four pixels: rand100k
-// 0.54 -> 0.50 ms; snow's per-pixel alpha lost), and eight where they do not (shade_rows8_kernel:
-// rand1M, stress10M). Tile 16 and early exit keep two: early exit's extra state would not fit 64
-// registers.
+// kRows, the pixels a lane (one column): 2, or 4 in exact frames at tile 32 (direct ones, and
+// binned flat ones that compose runs; binned ones that do not take shade_rows8_kernel). Four
+// halves the threads, so twice the blocks fit an SM: half the waves of blocks that each wait on
+// the same chain of loads and barriers, and half the warps culling each batch. Tile 16 and early
+// exit keep two: early exit's extra state would not fit 64 registers.
 // kCompose: 0 none, 1 runs of circles covering a warp's box, 2 also runs covering the whole
 // tile, pre-composed per group of 32 staged circles. kStep: the frame's animation step fused
-// (a.step; direct exact flat frames at four pixels a lane only): its own instantiations, so the
-// kernels of still frames carry none of its code (which made them 5-10% slower: pattern,
-// rand10k).
-// The blocks an SM that each shade kernel is built for, and so its registers (65,536 / threads
-// / blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
-// lane) or four of 256 (four: 64 registers). The direct frames that walk per row group take four:
-// three made them slower (16,000 circles of radius 4-12 pixels 0.070-0.076 -> 0.084-0.090 ms,
-// shade9/ab_direct_blocks.log), as they did the kernels that compose runs (rand100k, biglittle and
-// rand10k 5-15%).
+// (a.step; direct exact flat frames at four pixels a lane only), in instantiations of its own so
+// that the kernels of still frames carry none of its code.
+// The blocks an SM each shade kernel is built for, which sets its registers (65,536 / threads /
+// blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
+// lane) or four of 256 (four: 64 registers).
 // Whether a shade kernel walks per row group of 8 lanes (its kSubBoxes): exact frames of flat
 // circles at four pixels a lane that compose no runs.
 CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
@@ -82,6 +68,11 @@ __device__ __forceinline__ bool stage_tile_centres(int t, TileXY txy, const Fram
   return true;
 }
 
+// Shades a tile a block; fast because each warp ballots and visits only circles touching its box.
+// A warp takes 8 x 4 kRows pixels, a lane kRows of one column. Circles are staged in shared
+// memory in batches; each warp ballots which of a group of 32 touch its box and walks only those,
+// in order (backwards for early exit). A lane's pixels share each visit's load and dx, and a
+// blend is 3 FMAs and an add.
 template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
 __global__ void __launch_bounds__(TILE * TILE / kRows,
                                   shade_blocks_per_sm(TILE, kRows))
@@ -91,45 +82,34 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   constexpr int kBoxH = 4 * kRows;  // the warp box's height in pixels
   static_assert(S == Shading::Flat || !kCompose, "snow's alpha differs per pixel: nothing to compose");
   // Where a box-covering circle goes: folded into a pending run (FullRun) in early exit, blended
-  // at once, untested, in exact mode. Folding cost every visit its predicated fold and a partly
-  // covering circle after a run its flush and reset (Nsight Compute, binned exact frames: runs of
-  // 2 box-covering circles a flush on stress10M at 4K, 3.3 on rand100k), where blending a lane's
-  // pixels is 4 instructions each (H100: stress10M at 4K 18.6 -> 15.7 ms at two pixels a lane,
-  // 15.1 -> 13.1 at four; rand100k 0.50 -> 0.47 at four; biglittle's long runs no slower).
+  // at once, untested, in exact mode: there a blend is 4 instructions a pixel, while folding costs
+  // every visit a predicated fold and a flush and reset after each run.
   constexpr bool kFoldRuns = kCompose && kEarly;
-  // Exact direct frames of flat circles at four pixels a lane that compose no runs (median radius
-  // under 16 pixels; binned ones under one tile take shade_rows8_kernel: rand1M, stress10M): each
-  // row group of 8 lanes culls the group's circles against its own 8x4 pixels, not the warp's
-  // 8x16, and walks only those (a lane's mask is its row group's; a warp's passes over a group
-  // are its busiest row group's). rand1M's circles touch 22%
-  // fewer 8x4 boxes a group than 8x16 ones (Nsight Compute: 8.20M -> 6.41M warp visits, 42
-  // instructions each either way). The four culling tests share the x part and take the boxes'
-  // rows from the row spacing (H100: rand1M shade 0.457 -> 0.403 ms, stress10M 4.47 -> 3.91).
-  // Where runs are composed, a circle covering one row group's box and not another's would send
-  // the row groups down different paths: kept to the warp's box there.
+  // Exact direct frames of flat circles at four pixels a lane that compose no runs: each row group
+  // of 8 lanes culls the group's circles against its own 8x4 pixels, not the warp's 8x16, and
+  // walks only those (a lane's mask is its row group's; a warp's passes over a group are its
+  // busiest row group's): a smaller box is touched by fewer circles. The four tests share the x
+  // part and take the boxes' rows from the row spacing. Where runs are composed, a circle covering
+  // one row group's box and not another's would send the row groups down different paths: those
+  // keep the warp's box.
   constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did not
   // need.
   constexpr int kPer = kEarly || kThreads >= 512 ? 1 : 512 / kThreads;
   constexpr int kBatch = kThreads * kPer;
-  // Direct frames stage kDirPer circles a thread a batch: 4 in the four-pixel kernels of still
-  // frames (only direct frames run them), so a batch is 1024 circles: a quarter of the batches
-  // and barriers (H100: rand10k exact 0.147 -> 0.111-0.114 ms, biglittle 0.381 -> 0.312-0.318;
-  // two a thread gave 0.125 and 0.333). The culling test needs only the position; a kept circle
-  // is loaded again (an L1 hit) to stage it, so that four positions and colours are not held in
-  // registers across the scan's barrier (they spilled 150-220 bytes). 2 in early exit at tile
-  // 16 (80 registers, no spill: rand100k early exit 0.091 -> 0.075 ms, rand10k 0.096 -> 0.078,
-  // biglittle 0.054 -> 0.049; at tile 32 it spilled, and made biglittle and littlebig 5-15%
-  // slower, rand100k no faster). 1 elsewhere: the kernels that fuse the step spilled more with
-  // 2 and were 1-2 us slower, and more would spill the two-pixel kernels that binned frames share.
+  // Direct frames stage kDirPer circles a thread a batch, fewer batches and barriers: 4 in the
+  // four-pixel kernels of still frames (a batch is 1024 circles), 2 in early exit at tile 16 (it
+  // fits 80 registers), 1 elsewhere (more would spill). The culling test needs only the position;
+  // a kept circle is loaded again (an L1 hit) to stage it (kReload), so that several positions and
+  // colours are not held in registers across the scan's barrier, where they would spill.
   constexpr int kDirPer = kRows == 4 && !kStep ? 4 : (kEarly && TILE == 16 ? 2 : 1);
   constexpr bool kReload = kDirPer > 1;
   // Direct exact frames that reload their kept circles stage several batches' survivors before the
   // warps walk them: a batch is culled against the tile, its survivors appended to what is staged,
-  // and the warps walk only when the next batch's would not fit, or at the end (rand10k: 10
-  // batches of 1,024 and about 170 survivors a tile, walked once instead of ten times). A batch
-  // that does not fit keeps its flags across the walk and is staged after it.
+  // and the warps walk only when the next batch's would not fit, or at the end: a tile that keeps
+  // few circles a batch is walked once, not once a batch. A batch that does not fit keeps its
+  // flags across the walk and is staged after it.
   constexpr bool kDefer = !kEarly && kReload;
   static_assert(!(kReload && kStep), "a reloaded circle would be the unmoved one");
   // Staging capacity, in circles.
@@ -166,13 +146,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     s_cull[slot] = cull_radius_sq(q.w);
   };
   const long long start = clock64();
-  // Binned exact frames of flat circles take their tiles border last (edges_last_tile; H100, one
-  // call, the order of the builds balanced: rand1M 0.4135 -> 0.4065 ms, rand100k 0.4345 -> 0.418,
-  // stress10M 3.974 -> 3.881, medians of six rounds: docs/bench/shade14/aa/); direct frames,
-  // early exit and snow in index order (border last, direct early exit was slower, biglittle
-  // 0.034-0.037 -> 0.039-0.041, and snow at 1920x1080 0.098-0.100 -> 0.099-0.102).
-  // (The kernels that walk per row group, kSubBoxes, draw direct frames only: binned ones take
-  // shade_rows8_kernel.)
+  // Binned exact frames of flat circles take their tiles border last (edges_last_tile); direct
+  // frames (kSubBoxes kernels draw only those), early exit and snow in index order.
   const TileXY txy = S == Shading::Flat && !kEarly && !kStep && !kSubBoxes && a.ranges
                          ? edges_last_tile(static_cast<int>(gridDim.x), static_cast<int>(gridDim.y))
                          : TileXY{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y)};
@@ -183,9 +158,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   const int wi = txy.x * TILE + (warp % kWarpsX) * 8, wj = txy.y * TILE + (warp / kWarpsX) * kBoxH;
   const bool warp_live = wi < v.width && wj < v.height;
   // The tile's pixel centres and its rows' background, each computed once a block by a thread of
-  // its own (View's division, the gradient's): a lane computed its own five centres and four
-  // backgrounds, nine divisions of about 15 instructions, a tenth of pattern's and a fifth of
-  // rgb's instructions (Nsight Compute). The same arithmetic, so the same bits.
+  // its own (View's division, the gradient's) rather than by every lane for its own pixels. The
+  // same arithmetic, so the same bits.
   static_assert(kThreads >= 3 * TILE + 1, "a thread for each centre, background row and the tile's box");
   {
     const int t = static_cast<int>(threadIdx.x);
@@ -210,8 +184,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // own centres, shuffled.
   const int last_x = max(0, min(8, v.width - wi) - 1), last_y = max(0, min(kBoxH, v.height - wj) - 1);
   // The lane's centre in the row that is the box's last: selects with constant indices. (A loop
-  // `if (last_y % kRows == r) last_py = p.py[r]` put the whole LanePixels in local memory, 80
-  // bytes of stack, and made every frame up to 2x slower.)
+  // `if (last_y % kRows == r) last_py = p.py[r]` puts the whole LanePixels in local memory.)
   float last_py = p.py[0];
   if (last_y % kRows == 1) last_py = p.py[1];
   if (kRows == 4 && last_y % kRows == 2) last_py = p.py[kRows == 4 ? 2 : 0];
@@ -220,12 +193,11 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   const float bx1 = __shfl_sync(kFullMask, p.px, last_x);
   const float by1 = __shfl_sync(kFullMask, last_py, (last_y / kRows) * 8);
   // kSubBoxes: the rows' spacing, from which the row groups' boxes are computed as they are
-  // needed (eight bounds held in registers made the kernel spill 90 bytes), and the box's first
-  // row less a 64th of a row: computed so, a bound is a few ulps from View's centre, and the
-  // 64th keeps each box a superset of its centres' at every size the CLI takes (a few ulps of
-  // |y| are under 1/8 of a 64th of a row up to 16384 rows at any width), where the culling
-  // radius's own slack (cull_radius_sq: 1e-6 and 1e-4 of the radius) does not cover frames much
-  // taller than wide, whose y runs past 1.
+  // needed (eight bounds held in registers would spill), and the box's first row less a 64th of
+  // a row. Computed so, a bound is a few ulps from View's centre, and the 64th keeps each box a
+  // superset of its centres' at every size the CLI takes (a few ulps of |y| are under 1/8 of a
+  // 64th of a row up to 16384 rows at any width); the culling radius's own slack (cull_radius_sq:
+  // 1e-6 and 1e-4 of the radius) does not cover frames much taller than wide, whose y runs past 1.
   const float row_step = kSubBoxes ? 1.f / v.scale : 0.f;
   const float sub_y = by0 - row_step * (1.f / 64.f);
 #pragma unroll
@@ -356,8 +328,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         q[u] = col[u] = make_float4(0.f, 0.f, 0.f, 0.f);
         if (u * kThreads + threadIdx.x < count) {
           // The batch's loads at once (they hit L2: every block reads the same circles), so it
-          // waits for one latency, not one a circle. (Copying the next batch ahead with cp.async
-          // into shared memory was measured slower: pattern exact 0.028 -> 0.034 ms.)
+          // waits for one latency, not one a circle.
           const unsigned k = base + u * kThreads + threadIdx.x;
           q[u] = c.pos_rad[k];
           if (!kReload) col[u] = c.color[k];
@@ -504,8 +475,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
         // A lane tests its circle unless it covers the whole tile; such a circle touches and covers
         // the warp's box where a run ends there and is skipped inside a run, with no load or test.
         // Every lane loads and tests (a lane with no circle to test reads the group's first slot,
-        // which is staged, and drops the result): no branch and no bool kept across one (Nsight
-        // Compute, rand1M: a branch and a select-and-compare a group before).
+        // which is staged, and drops the result): no branch and no bool kept across one.
         const bool test = kCompose == 2 ? (open >> lane) & 1u : s_lane < static_cast<int>(count);
         const int t_lane = test ? s_lane : g * 32;
         const float4 tq = s_stage[t_lane];
@@ -526,9 +496,8 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
             const float dy = tq.y - fminf(fmaxf(tq.y, y0), y1);
             m_sub[q] = __ballot_sync(kFullMask, test && coverage_d2_dx2(dx2, dy) <= cull_rr);
           }
-          // The lane's row group's (lane >> 3): two selects by bit, where a chain of three
-          // compares had become a divergent branch (H100: rand1M shade 0.368 -> 0.360 ms,
-          // stress10M 3.57 -> 3.50; docs/bench/shade9/ab_mask_select.log).
+          // The lane's row group's (lane >> 3): two selects by bit, as a chain of three compares
+          // compiles to a divergent branch.
           const unsigned lo = lane & 8 ? m_sub[1] : m_sub[0], hi = lane & 8 ? m_sub[3] : m_sub[2];
           mask = lane & 16 ? hi : lo;
           full = 0u;
@@ -608,12 +577,9 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   if (kEarly) settled = __syncthreads_and(p.all_done());
   record_tile_cycles(f, start);
   // Exact frames that compose runs or cull per row group, not counting: the pixels' places again,
-  // from the block and lane indices, since the walk does not read them, and holding p.i, p.j and p.in across it made
-  // the four-pixel kernels spill (Nsight Compute, pattern and rgb: reloaded here). H100: pattern,
-  // rgb, hypnosis and rand100k 1-2 us faster; rand1M's kernel (no runs to compose) was 1.5%
-  // slower with it until it culled per row group (kSubBoxes), where it frees the registers that
-  // culling needs. Early exit and counting read them in the walk (recomputing them there spilled
-  // more).
+  // from the block and lane indices. The walk does not read them, and holding p.i, p.j and p.in
+  // across it would spill the four-pixel kernels and take registers that culling per row group
+  // needs. Early exit and counting read them in the walk, so they keep them.
   constexpr bool kRecompute = !kEarly && !kCount && (kCompose != 0 || kSubBoxes);
   const int out_i = kRecompute ? txy.x * TILE + (warp % kWarpsX) * 8 + (lane & 7) : p.i;
 #pragma unroll

@@ -30,12 +30,12 @@ struct ChunkStats {
   unsigned long long unsettled;
 };
 
-// Grid-stride over the chunk's circles [lo, hi): how many tiles each touches, as a 32-bit count
-// for the lab's scans (at most the image's tiles), and their exact 64-bit sum, added to
-// stats->total once per block. Memory-bound for small circles; a big circle's thread walks its
-// whole bounding box (load imbalance). With a step (the frame's first count, over every
-// circle), each thread first moves its circle, in place, and counts where it moved to: the
-// animation's own kernel launch saved.
+// Counts each circle's tiles, a thread a circle: fast while circles are small (a short walk each).
+// A big circle's thread walks its whole bounding box while the rest of its warp waits. Grid-stride
+// over the chunk's circles [lo, hi): a 32-bit count each for the lab's scans (at most the image's
+// tiles), and their exact 64-bit sum, added to stats->total once per block. With a step (the
+// frame's first count, over every circle), each thread first moves its circle, in place, and counts
+// where it moved to, which saves the animation's own kernel launch.
 __global__ void __launch_bounds__(kCountThreads)
     count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
                        const unsigned char* settled, int* counts, ChunkStats* stats, FusedStep step) {
@@ -63,21 +63,22 @@ __global__ void __launch_bounds__(kCountThreads)
   }
 }
 
-// The duplicate: a block of 256 circles of the chunk writes a (tile, circle) pair for each tile
-// each circle touches, at its scanned offset, so pairs come out in circle order (the order of a
+// Writes each circle's (tile, circle) pairs at its offset: fast because its stores coalesce.
+// A block takes 256 circles of the chunk; pairs come out in circle order (the order of a
 // circle's own pairs does not matter: the stable sort by tile keeps each tile's circles in
-// circle order). The host ran this chunk only because its total fits the buffers, so the 32-bit
-// offsets are exact. Where the chunk's circles have a few pairs each (more than two on average:
-// `stage`, and the host then gives the kernel kDupStage pairs of shared memory) and a block's
-// fit, each thread walks its circle's tiles into shared memory and the block then copies them
-// out contiguously: coalesced stores, where a thread's own run of pairs made every store
-// instruction of a warp touch a dozen sectors (H100, stress10M at 3840x2160: duplicate 0.89 ->
-// 0.25 ms). Else each thread writes its circle's pairs itself (a pair or two a circle are nearly
-// contiguous across a warp already; and a chunk of such circles keeps the L1 cache that the
-// shared memory would take: early exit's later chunks, which read the settled tiles, ran 2.5x
-// slower with it), except, in a block of more pairs than it can stage, a circle of more than
-// kDupOwn (biglittle's big circles at tile 16: a thousand), which the whole block takes, its
-// candidate tiles tested side by side, so that no thread walks a thousand tiles alone.
+// circle order). The host runs a chunk only once its total fits the buffers, so the 32-bit
+// offsets are exact. Three ways, chosen per block (uniform):
+//  - at most two pairs a circle on average, or (without `stage`) at most kDupStage pairs: each
+//    thread writes its circle's pairs itself. A pair or two a circle are nearly contiguous
+//    across a warp already, and without staging L1 keeps the cache that shared memory would
+//    take (early exit's later chunks read the settled tiles through it);
+//  - `stage` (the chunk averages more than two pairs a circle; the host then gives the kernel
+//    kDupStage pairs of shared memory) and at most kDupStage pairs: each thread walks its
+//    circle's tiles into shared memory and the block copies them out contiguously, where a
+//    thread's own run of pairs would make each store instruction of a warp touch many sectors;
+//  - more: circles of more than kDupOwn pairs (big circles, up to every tile of the image) go
+//    to the whole block, their candidate tiles tested side by side, so that no thread walks
+//    thousands of tiles alone; the other circles' threads write their own.
 constexpr int kDupThreads = 256;
 constexpr int kDupStage = 4096;  // pairs a block stages in shared memory (when `stage`)
 constexpr int kDupOwn = 128;     // a circle with more pairs goes to the whole block
@@ -151,8 +152,9 @@ __global__ void __launch_bounds__(kDupThreads)
   }
 }
 
-// Where each tile's run of sorted pairs starts and ends: eight pairs a thread (one 16-byte load
-// of 16-bit keys), each compared with the one before it. Bandwidth-bound.
+// Each tile's range of the sorted pairs: one streaming pass over the keys, bandwidth-bound.
+// Eight keys a thread in 16-byte loads (one for 16-bit keys, two for 32-bit), each compared with
+// the one before it: a run starts where the key changes.
 template <class Key>
 __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
   constexpr unsigned kPer = 8;

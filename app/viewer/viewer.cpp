@@ -1,0 +1,790 @@
+// The viewer's frame loop, shared by the window and the offscreen context:
+//   carry out last frame's requests -> (resize) -> advance -> render -> frame into the GL texture
+//   (CUDA-GL interop: surface or pbo; or read_image + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
+//   swap (or fence) -> collect timings without blocking.
+#include "app/viewer/viewer_impl.h"
+
+#include <glad/gl.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <future>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "app/gl/gl_present.h"
+#include "app/gl/gl_surface.h"
+#include "app/gl/gl_util.h"
+#include "app/gl/interop.h"
+#include "app/viewer/live_lab.h"
+#include "app/viewer/panels/panels.h"
+#include "kernels/cuda/counters.h"
+#include "app/common/host_memory.h"
+#include "render/stats.h"
+#include "app/viewer/viewer_layout.h"
+#include "app/viewer/viewer_state.h"
+#include "render/compare.h"
+#include "render/png.h"
+#include "app/common/lab_registry.h"
+#include "app/common/registry.h"
+
+namespace circles {
+
+#if !CIRCLES_HAVE_CUDA
+std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath /*path*/, std::string* why_not) {
+  *why_not = "this build has no CUDA";
+  return nullptr;
+}
+#endif
+
+namespace viewer_detail {
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+void report(const char* fmt, ...) {
+  std::va_list args;
+  va_start(args, fmt);
+  std::fputs("viewer: ", stderr);
+  std::vfprintf(stderr, fmt, args);
+  std::fputc('\n', stderr);
+  va_end(args);
+}
+
+// The present-path text of an interop path: "cuda-gl interop (surface)", "cuda-gl interop (pbo)".
+std::string interop_present_path(InteropPath p) {
+  return std::string("cuda-gl interop (") + interop_path_name(p) + ")";
+}
+
+// The ImGui context with its two backends, torn down in reverse order on every exit path.
+class ImGuiSession {
+ public:
+  explicit ImGuiSession(GlSurface& surface) : surface_(surface) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    try {
+      ImGuiIO& io = ImGui::GetIO();
+      io.IniFilename = nullptr;  // fixed layout: nothing to remember, no file written
+      io.LogFilename = nullptr;
+      ImGui::StyleColorsDark();
+      ImGuiStyle& style = ImGui::GetStyle();
+      style.WindowRounding = 0.f;
+      style.WindowBorderSize = 0.f;
+      style.Colors[ImGuiCol_WindowBg].w = 1.f;  // an opaque column: the scene area stays clean
+      surface_.imgui_init();
+      platform_ = true;
+      if (!ImGui_ImplOpenGL3_Init("#version 330 core")) throw std::runtime_error("ImGui_ImplOpenGL3_Init failed");
+      renderer_ = true;
+      GL_CHECK("ImGui OpenGL3 backend init");
+    } catch (...) {
+      shutdown();
+      throw;
+    }
+  }
+  ~ImGuiSession() { shutdown(); }
+  ImGuiSession(const ImGuiSession&) = delete;
+  ImGuiSession& operator=(const ImGuiSession&) = delete;
+
+ private:
+  void shutdown() {
+    if (renderer_) ImGui_ImplOpenGL3_Shutdown();
+    if (platform_) surface_.imgui_shutdown();
+    renderer_ = platform_ = false;
+    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+  }
+  GlSurface& surface_;
+  bool platform_ = false, renderer_ = false;
+};
+
+}  // namespace viewer_detail
+
+using viewer_detail::Clock;
+using viewer_detail::ImGuiSession;
+using viewer_detail::interop_present_path;
+using viewer_detail::ms_between;
+using viewer_detail::report;
+
+Viewer::Viewer(ViewerConfig cfg) : cfg_(std::move(cfg)) {}
+Viewer::~Viewer() = default;
+
+void Viewer::notice(const std::string& text, bool warning) {
+  ui_.notices.push_back({text, warning});
+  report("notice: %s", text.c_str());
+}
+
+void Viewer::set_present_path(const std::string& path) {
+  if (path == present_path_) return;
+  present_path_ = path;
+  ui_.renderer.present_path = path;
+  report("present: %s (renderer %s)", path.c_str(), renderer_name_.c_str());
+}
+
+void Viewer::setup() {
+  const ViewerOptions& o = cfg_.opt;
+  ui_.frame_stats.variants = frame_stats_variants();
+  for (std::size_t i = 0; i < ui_.frame_stats.variants.size(); ++i)
+    if (ui_.frame_stats.variants[i] == (o.frame_stats.empty() ? std::string("reduce-shuffle") : o.frame_stats))
+      ui_.frame_stats.selected = static_cast<int>(i);
+  ui_.frame_stats.every_frame = ui_.frame_stats.reveal = !o.frame_stats.empty();
+  if (cfg_.kernels) ui_.kernels = *cfg_.kernels;
+  if (!o.counters.empty()) ui_.counters.reveal = 2;
+  for (int m = 1; m < static_cast<int>(std::size(HeatUi::kModes)); ++m)
+    if (!o.heat.empty() && o.heat == heat_option_name(m)) {
+      ui_.heat.mode = m;
+      ui_.heat.reveal = 2;
+    }
+  for (const lab::Variant& v : lab_registry())
+    if (v.task == lab::Task::transpose && !v.host) ui_.frame_stats.transposes.push_back(v.name);
+  for (std::size_t i = 0; i < ui_.frame_stats.transposes.size(); ++i)
+    if (ui_.frame_stats.transposes[i] == (o.transpose_view.empty() ? std::string("transpose-best") : o.transpose_view))
+      ui_.frame_stats.transpose_selected = static_cast<int>(i);
+  if (!o.transpose_view.empty()) ui_.frame_stats.transpose_view = ui_.frame_stats.reveal = true;
+  if (o.offscreen) {
+    surface_ = open_offscreen(cfg_.window_w, cfg_.window_h);
+  } else {
+    surface_ = open_window(cfg_.window_w, cfg_.window_h, cfg_.vsync, "circles view: " + o.scene);
+  }
+  if (install_gl_debug_callback()) GL_CHECK("debug callback");
+  const std::string gl = gl_description();
+  report("%s; %s", surface_->description().c_str(), gl.c_str());
+  ui_.view.surface = surface_->description();
+  ui_.view.gl = gl;
+
+  imgui_ = std::make_unique<ImGuiSession>(*surface_);
+  presenter_ = std::make_unique<Presenter>();
+  ui_timer_ = std::make_unique<GlTimer>();
+
+  if (!cfg_.no_cuda_reason.empty()) {
+    notice("No CUDA device: " + cfg_.no_cuda_reason + "; CPU only.");
+    ui_.renderer.noticed = cfg_.no_cuda_reason;
+  }
+  if (cfg_.force_no_interop) {
+    interop_off_reason_ = "interop disabled by " + cfg_.no_interop_source;
+    notice("CUDA-GL interop disabled (" + cfg_.no_interop_source +
+           "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
+  } else {
+    std::string why;
+    interop_ = make_cuda_gl_interop(cfg_.interop_path, &why);
+    if (!interop_) interop_off_reason_ = why;
+  }
+
+  scene_ = cfg_.scene;
+  scene_source_ = o.scene;
+  fixed_w_ = cfg_.fixed_w;
+  fixed_h_ = cfg_.fixed_h;
+  renderer_ = make_renderer(cfg_.renderer, cfg_.settings);
+  renderer_->time_stages(true);  // the Timings panel's stages
+  renderer_name_ = cfg_.renderer;
+  ui_.renderer.settings = cfg_.settings;
+
+  ui_.scene.seed = o.seed;
+  ui_.scene.fixed_size = fixed_w_ > 0;
+  if (fixed_w_ > 0) ui_.scene.fixed_w = fixed_w_, ui_.scene.fixed_h = fixed_h_;
+  const std::vector<SceneInfo>& scenes = scene_registry();
+  for (std::size_t i = 0; i < scenes.size(); ++i)
+    if (scenes[i].name == o.scene) ui_.scene.builtin = static_cast<int>(i);
+  if (ui_.scene.builtin < 0) ui_.scene.path = o.scene;
+  ui_.animation.playing = o.play;
+  // Re-rendering a paused frame keeps the stage timings live; on the CPU in a window it would
+  // only make the UI sluggish, so it starts off there (offscreen it is always on: benchmarks).
+  const RendererInfo* info = find_renderer(cfg_.renderer);
+  ui_.animation.rerender_when_paused = o.offscreen || (info && info->needs_gpu);
+  ui_.animation.speed = o.speed;
+  ui_.check.overlay = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// State changes
+
+bool Viewer::load_scene_source(const std::string& source) {
+  try {
+    if (const std::string note = scene_source_note(source); !note.empty()) report("scene: note: %s", note.c_str());
+    // Refused, the scene kept, where it would not fit the host's memory.
+    auto scene = std::make_shared<const Scene>(load_scene_within_memory(source, ui_.scene.seed, "view"));
+    scene_ = std::move(scene);
+    scene_source_ = source;
+    ui_.scene.error.clear();
+    ui_.scene.builtin = -1;
+    const std::vector<SceneInfo>& scenes = scene_registry();
+    for (std::size_t i = 0; i < scenes.size(); ++i)
+      if (scenes[i].name == source) ui_.scene.builtin = static_cast<int>(i);
+    report("scene: %s (%zu circles, seed %" PRIu64 ")", source.c_str(), scene_->circles.size(), ui_.scene.seed);
+    if (loaded_) reload_renderer(scene_->frame);
+    return true;
+  } catch (const std::exception& e) {
+    ui_.scene.error = "cannot load '" + source + "': " + e.what();
+    report("error: %s", ui_.scene.error.c_str());
+    return false;
+  }
+}
+
+bool Viewer::request_inspect(int i, int j) {
+  if (i < 0 || j < 0 || i >= render_w_ || j >= render_h_) {
+    report("inspect: pixel %d,%d is outside the %dx%d frame", i, j, render_w_, render_h_);
+    return false;
+  }
+  InspectRequest q;
+  q.scene = scene_;
+  q.frame = renderer_->frame();
+  q.width = render_w_;
+  q.height = render_h_;
+  q.i = i;
+  q.j = j;
+  q.tile_size = ui_.renderer.settings.tile_size > 0 ? ui_.renderer.settings.tile_size : 16;
+  q.renderer = renderer_name_;
+  q.renderer_pixel = renderer_->read_pixel(i, j);  // the frame on screen, before it moves on
+  inspector_.request(std::move(q));
+  return true;
+}
+
+void Viewer::reload_renderer(std::int64_t frame) {
+  renderer_->load(*scene_, render_w_, render_h_);
+  renderer_->seek(frame);
+  loaded_ = true;
+  dirty_ = true;
+  fresh_ = true;
+  presenter_->drop_overlay();
+  ui_.check.overlay = false;
+}
+
+void Viewer::switch_renderer(const std::string& name, const RendererSettings& settings) {
+  try {
+    const RendererSettings resolved = resolve_settings(*find_renderer(name), settings);
+    std::unique_ptr<Renderer> r = make_renderer(name, resolved);
+    r->time_stages(true);
+    const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
+    if (loaded_) {
+      r->load(*scene_, render_w_, render_h_);
+      r->seek(frame);
+    }
+    renderer_ = std::move(r);
+    renderer_name_ = name;
+    ui_.renderer.settings = resolved;
+    dirty_ = true;
+    fresh_ = true;
+    last_renderer_timings_.clear();
+    ui_.renderer.error.clear();
+    const std::string knobs = describe_settings(*find_renderer(name), resolved);
+    report("renderer: %s%s%s", name.c_str(), knobs.empty() ? "" : " ", knobs.c_str());
+  } catch (const std::exception& e) {
+    ui_.renderer.error = "cannot switch to " + name + ": " + e.what();
+    report("error: %s", ui_.renderer.error.c_str());
+  }
+}
+
+void Viewer::resize_render(int w, int h) {
+  const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
+  // The registered texture is about to be deleted: unregister it first.
+  if (interop_ && interop_->attached()) interop_->detach();
+  render_w_ = w;
+  render_h_ = h;
+  presenter_->ensure_size(w, h);
+  reload_renderer(frame);
+  report("render size %dx%d", w, h);
+}
+
+void Viewer::update_render_size(const PixelRect& area) {
+  int w = 0, h = 0;
+  render_size_for(area, fixed_w_, fixed_h_, &w, &h);
+  if (loaded_ && w == render_w_ && h == render_h_) {
+    pending_size_.reset();
+    return;
+  }
+  // A window being dragged bigger sends many sizes: follow once it has settled for 150 ms.
+  // Offscreen (and the first frame) there is nothing to wait for.
+  const auto now = Clock::now();
+  if (!pending_size_ || *pending_size_ != std::make_pair(w, h)) {
+    pending_size_ = std::make_pair(w, h);
+    pending_since_ = now;
+  }
+  if (!loaded_ || surface_->offscreen() || fixed_w_ > 0 || ms_between(pending_since_, now) >= 150) {
+    pending_size_.reset();
+    resize_render(w, h);
+  }
+}
+
+void Viewer::apply_requests() {
+  // Export and check act on the frame on screen, so they come before anything moves on.
+  std::vector<Action> actions = std::exchange(ui_.actions, {});
+  for (Action a : actions) {
+    if (a == Action::ExportPng) export_frame(ui_.export_png.path);
+    if (a == Action::Check) start_check();
+  }
+  for (Action a : actions) {
+    switch (a) {
+      case Action::TogglePlay: ui_.animation.playing = !ui_.animation.playing; break;
+      case Action::Step: ++step_pending_; break;
+      case Action::Reload: load_scene_source(scene_source_); break;
+      case Action::ToggleDiff:
+        ui_.check.overlay = !ui_.check.overlay && presenter_->has_overlay();
+        break;
+      case Action::ToggleVsync:
+        if (surface_->can_vsync()) surface_->set_vsync(!surface_->vsync());
+        break;
+      case Action::ToggleHelp: ui_.help_open = !ui_.help_open; break;
+      case Action::ResetView: view_ = ViewState{}; break;
+      case Action::Quit: surface_->request_close(); break;
+      case Action::ExportPng:
+      case Action::Check: break;
+    }
+  }
+  if (std::exchange(ui_.scene.load_builtin, false)) {
+    const std::vector<SceneInfo>& scenes = scene_registry();
+    if (ui_.scene.builtin >= 0 && ui_.scene.builtin < static_cast<int>(scenes.size()))
+      load_scene_source(scenes[static_cast<std::size_t>(ui_.scene.builtin)].name);
+  }
+  if (std::exchange(ui_.scene.load_path, false)) {
+    if (ui_.scene.path.empty())
+      ui_.scene.error = "type a scene file path first (or drop a file on the window)";
+    else
+      load_scene_source(ui_.scene.path);
+  }
+  if (std::exchange(ui_.scene.apply_size, false)) {
+    fixed_w_ = ui_.scene.fixed_size ? ui_.scene.fixed_w : 0;
+    fixed_h_ = ui_.scene.fixed_size ? ui_.scene.fixed_h : 0;
+  }
+  if (!ui_.renderer.requested.empty())
+    switch_renderer(std::exchange(ui_.renderer.requested, {}), std::exchange(ui_.renderer.requested_settings, {}));
+  for (const std::string& path : surface_->take_dropped_files()) {
+    ui_.scene.path = path;
+    load_scene_source(path);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The frame into the texture
+
+void Viewer::frame_to_texture() {
+  const void* device = renderer_->device_pixels();
+  if (device && interop_) {
+    const InteropPath path = interop_->path();
+    try {
+      if (!interop_->attached()) {
+        const GLuint target = path == InteropPath::Pbo ? presenter_->pixel_buffer() : presenter_->frame_texture();
+        interop_->attach(target, render_w_, render_h_);
+      }
+      interop_->present(device, renderer_->device_stream());
+      // pbo: the bytes are in the pixel buffer; GL copies them into the texture (after the unmap).
+      if (path == InteropPath::Pbo) presenter_->upload_from_pixel_buffer();
+      set_present_path(interop_present_path(path));
+      return;
+    } catch (const std::exception& e) {
+      interop_off_reason_ = std::string("interop failed: ") + e.what();
+      notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + e.what() +
+             "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
+      try {
+        interop_->detach();
+      } catch (const std::exception&) {
+      }
+      interop_.reset();
+    }
+  }
+  const auto t0 = Clock::now();
+  renderer_->read_image(&host_image_);
+  const auto t1 = Clock::now();
+  const std::vector<std::uint8_t> bytes = to_texture_rgba8(host_image_);
+  presenter_->upload_frame(bytes.data());
+  const auto t2 = Clock::now();
+  record("copy: read_image", ms_between(t0, t1));
+  record("copy: convert+upload", ms_between(t1, t2));
+  set_present_path(device ? "host copy: read_image + glTexSubImage2D (" + interop_off_reason_ + ")"
+                          : "host copy: read_image + glTexSubImage2D (CPU renderer)");
+}
+
+bool Viewer::export_frame(const std::string& path) {
+  ui_.export_png.reveal = true;
+  try {
+    // Exactly what `circles render` does with the same scene, size, renderer and frame.
+    Image img;
+    renderer_->read_image(&img);
+    write_png(path, img);
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "wrote %s: frame %" PRId64 ", %dx%d, %s", path.c_str(), renderer_->frame(),
+                  img.width, img.height, renderer_name_.c_str());
+    ui_.export_png.status = buf;
+    ui_.export_png.ok = true;
+    report("export: %s", buf);
+    return true;
+  } catch (const std::exception& e) {
+    ui_.export_png.status = e.what();
+    ui_.export_png.ok = false;
+    report("error: export: %s", e.what());
+    return false;
+  }
+}
+
+void Viewer::start_check() {
+  if (check_.valid() || !loaded_) return;
+  auto test = std::make_shared<Image>();
+  renderer_->read_image(test.get());
+  const std::int64_t frame = renderer_->frame();
+  const float tolerance = ui_.check.tolerance, gain = ui_.check.gain;
+  const Mode mode = renderer_->mode();
+  std::shared_ptr<const Scene> scene = scene_;
+  const std::string name = renderer_name_;
+  ui_.check.running = true;
+  ui_.check.reveal = true;
+  // With a CUDA renderer, the difference statistics also come from the lab's reduction chosen in
+  // "Lab on the frame" (on the GPU, in the worker), shown beside the CPU's.
+  const lab::Variant* sum = nullptr;
+  if (renderer_->device_pixels() && lab_unavailable_reason().empty() && !ui_.frame_stats.variants.empty())
+    sum = find_lab_variant(ui_.frame_stats.variants[static_cast<std::size_t>(ui_.frame_stats.selected)]);
+  // cpu-ref renders the same scene, size and frame on a worker thread; the UI keeps running.
+  check_ = std::async(std::launch::async, [scene, test, frame, tolerance, gain, name, sum, mode] {
+    CheckResult r;
+    r.mode = mode;
+    r.frame = frame;
+    r.width = test->width;
+    r.height = test->height;
+    r.renderer = name;
+    try {
+      std::unique_ptr<Renderer> ref = make_renderer("cpu-ref");
+      Image reference;
+      run_frames(*ref, *scene, test->width, test->height, frame, frame + 1,
+                 [&](std::int64_t) { ref->read_image(&reference); });
+      r.comparison = compare_images(reference, *test, tolerance);
+      r.broken = promise_broken(mode, reference, *test);
+      r.diff = difference_image(reference, *test, gain);
+      if (sum) {
+        const lab::DiffStats gpu = lab::diff_stats_gpu(*test, reference, sum->launch,
+                                                       sum->default_param());
+        const lab::DiffStats cpu = lab::diff_stats_cpu(*test, reference);
+        r.gpu_stats_ok = lab::diff_stats_agree(gpu, cpu);
+        char buf[400];
+        std::snprintf(buf, sizeof buf,
+                      "GPU (%s + max kernel, %.3f ms): max |diff| %.3g %.3g %.3g %.3g, sum |diff| %.6g %.6g %.6g "
+                      "%.6g: %s the CPU's",
+                      sum->name.c_str(), gpu.ms, gpu.max_abs[0], gpu.max_abs[1], gpu.max_abs[2], gpu.max_abs[3],
+                      gpu.sum_abs[0], gpu.sum_abs[1], gpu.sum_abs[2], gpu.sum_abs[3],
+                      r.gpu_stats_ok ? "match" : "DIFFER from");
+        r.gpu_stats = buf;
+      }
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  });
+}
+
+void Viewer::poll_check(bool wait) {
+  if (!check_.valid()) return;
+  if (!wait && check_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  CheckResult r = check_.get();
+  ui_.check.running = false;
+  if (!r.error.empty()) {
+    ui_.check.error = "check failed to run: " + r.error;
+    report("error: %s", ui_.check.error.c_str());
+    check_failed_ = true;
+    return;
+  }
+  ui_.check.error.clear();
+  ui_.check.have_result = true;
+  ui_.check.passed = r.broken.empty();
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "frame %" PRId64 " %dx%d %s vs cpu-ref (%s mode: %s): ", r.frame, r.width, r.height,
+                r.renderer.c_str(), mode_name(r.mode), mode_promise(r.mode));
+  ui_.check.summary = buf + (r.broken.empty() ? "" : r.broken + "; ") + r.comparison.summary();
+  ui_.check.gpu_stats = r.gpu_stats;
+  ui_.check.gpu_stats_ok = r.gpu_stats_ok;
+  if (!ui_.check.passed) check_failed_ = true;
+  std::printf("check: %s %s\n", ui_.check.passed ? "PASS" : "FAIL", ui_.check.summary.c_str());
+  if (!r.gpu_stats.empty()) {
+    std::printf("check: %s\n", r.gpu_stats.c_str());
+    if (!r.gpu_stats_ok) check_failed_ = true;
+  }
+  std::fflush(stdout);
+  if (r.width == render_w_ && r.height == render_h_) {
+    const std::vector<std::uint8_t> bytes = to_texture_rgba8(r.diff);
+    presenter_->upload_overlay(bytes.data(), r.width, r.height);
+  }
+}
+
+void Viewer::take_screenshot(const std::string& path, int fb_w, int fb_h) {
+  std::vector<std::uint8_t> rgba = read_framebuffer_rgba8(fb_w, fb_h, !surface_->offscreen());
+  // The window as seen: opaque (ImGui's blending leaves other alphas in the framebuffer).
+  Image img(fb_w, fb_h);
+  for (int row = 0; row < fb_h; ++row)
+    for (int i = 0; i < fb_w; ++i) {
+      const std::uint8_t* p = &rgba[(static_cast<std::size_t>(row) * fb_w + i) * 4];
+      img.at(i, fb_h - 1 - row) = Float4{p[0] / 255.f, p[1] / 255.f, p[2] / 255.f, 1.f};
+    }
+  write_png(path, img);  // v / 255 -> byte is exact, so the PNG holds the framebuffer's bytes
+  const PixelRect area = scene_area(fb_w, fb_h, surface_->pixel_scale());
+  report("screenshot: %s (%dx%d window; scene area x %d..%d, frame %" PRId64 " at %dx%d, %s)", path.c_str(), fb_w,
+      fb_h, area.x, area.x + area.w - 1, renderer_->frame(), render_w_, render_h_,
+      view_.is_default() ? "default view" : "panned/zoomed");
+}
+
+// ---------------------------------------------------------------------------------------------
+// UI and input
+
+void Viewer::fill_ui() {
+  SceneUi& s = ui_.scene;
+  s.current = scene_source_;
+  s.circle_count = scene_->circles.size();
+  s.first_frame = scene_->frame;
+  s.animated = scene_->animation != Animation::None;
+  s.render_w = render_w_;
+  s.render_h = render_h_;
+  ui_.renderer.current = renderer_name_;
+  ui_.renderer.plan = loaded_ ? renderer_->plan() : std::string();
+  ui_.animation.frame = loaded_ ? renderer_->frame() : scene_->frame;
+  ui_.animation.displayed_frames = displayed_ + 1;  // this one included
+  ui_.view.vsync = surface_->vsync();
+  ui_.view.can_vsync = surface_->can_vsync();
+  ui_.view.zoom = view_.zoom;
+  ui_.view.default_view = view_.is_default();
+  ui_.timings.frame_index = displayed_;
+}
+
+void Viewer::handle_input(const PixelRect& area, int fb_h, float pixel_scale) {
+  ImGuiIO& io = ImGui::GetIO();
+  // Every key press since the last frame, from the window's events (a quick tap between two slow
+  // frames is not lost); none while a text field has the keyboard.
+  const std::vector<GlSurface::KeyPress> presses = surface_->take_key_presses();
+  if (!io.WantTextInput) {
+    for (const GlSurface::KeyPress& k : presses)
+      for (const Shortcut& s : shortcuts()) {
+        const bool repeat_ok = s.action == Action::Step;  // hold Right to keep stepping
+        if ((k.key == s.key || (s.alt_key >= 0 && k.key == s.alt_key)) && (!k.repeat || repeat_ok))
+          ui_.actions.push_back(s.action);
+      }
+  }
+  if (!ImGui::IsMousePosValid()) return;
+  const double mx = io.MousePos.x * pixel_scale, my = fb_h - io.MousePos.y * pixel_scale;
+  const bool over_area = mx >= area.x && mx < area.x + area.w && my >= area.y && my < area.y + area.h;
+  if (over_area && !io.WantCaptureMouse) {
+    if (io.MouseWheel != 0.f)
+      zoom_about(&view_, area, presenter_->width(), presenter_->height(), mx, my, std::pow(1.15, io.MouseWheel));
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      // The drag starts where the button went down: the mouse's move before the click (however
+      // large, in a slow frame) is not part of it.
+      dragging_ = true;
+      drag_last_ = io.MouseClickedPos[ImGuiMouseButton_Left];
+    }
+  }
+  // A click that did not drag inspects the pixel under it; Shift held inspects while hovering.
+  const Placement place = place_frame(area, render_w_, render_h_, view_);
+  const int ti = static_cast<int>(std::floor((mx - place.origin_x) / place.scale));
+  const int tj = static_cast<int>(std::floor((my - place.origin_y) / place.scale));
+  const bool on_frame = over_area && ti >= 0 && tj >= 0 && ti < render_w_ && tj < render_h_;
+  if (dragging_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.f && on_frame)
+    request_inspect(ti, tj);
+  if (io.KeyShift && on_frame && !io.WantCaptureMouse && (ti != hover_i_ || tj != hover_j_)) {
+    hover_i_ = ti, hover_j_ = tj;
+    request_inspect(ti, tj);
+  }
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
+  if (dragging_) {
+    view_.pan_x += (io.MousePos.x - drag_last_.x) * pixel_scale;
+    view_.pan_y -= (io.MousePos.y - drag_last_.y) * pixel_scale;
+    drag_last_ = io.MousePos;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timings
+
+void Viewer::record(const std::string& name, double ms) {
+  if (name != "frame") ui_.timings.add(name, static_cast<float>(ms));  // the frame has its own plot
+  auto it = std::find_if(samples_.begin(), samples_.end(), [&](const auto& s) { return s.first == name; });
+  if (it == samples_.end()) {
+    const int rank = timing_rank(name);
+    it = std::find_if(samples_.begin(), samples_.end(), [&](const auto& s) { return timing_rank(s.first) > rank; });
+    it = samples_.insert(it, {name, std::vector<double>{}});
+  }
+  it->second.push_back(ms);
+}
+
+namespace {
+bool same_timings(const std::vector<StageTiming>& a, const std::vector<StageTiming>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].stage != b[i].stage || a[i].ms != b[i].ms) return false;
+  return true;
+}
+}  // namespace
+
+void Viewer::collect_timings() {
+  // Non-blocking reads: each returns the newest finished frame's times, possibly the same as
+  // last time (then it is not counted again).
+  std::vector<StageTiming> r = renderer_->timings(false);
+  if (!r.empty() && !same_timings(r, last_renderer_timings_)) {
+    for (const StageTiming& t : r) record("renderer: " + t.stage, t.ms);
+    last_renderer_timings_ = std::move(r);
+  }
+  if (interop_ && present_path_ == interop_present_path(interop_->path())) {
+    std::vector<StageTiming> i = interop_->timings();
+    if (!i.empty() && !same_timings(i, last_interop_timings_)) {
+      for (const StageTiming& t : i) record("interop: " + t.stage, t.ms);
+      last_interop_timings_ = std::move(i);
+    }
+  }
+  for (double ms : presenter_->upload_timer().take()) record("gl: pbo upload", ms);
+  for (double ms : presenter_->timer().take()) record("gl: present", ms);
+  for (double ms : ui_timer_->take()) record("gl: ui", ms);
+}
+
+void Viewer::print_summary() const {
+  std::printf("timing summary: %" PRId64 " frames, %s, scene %s, renderer %s at %dx%d, present %s\n", displayed_,
+              surface_->description().c_str(), scene_source_.c_str(), renderer_name_.c_str(), render_w_, render_h_,
+              present_path_.c_str());
+  std::printf("  %-28s %10s %8s\n", "stage", "median ms", "samples");
+  double frame_median = 0;
+  for (const auto& [name, values] : samples_) {
+    const double m = median(values);
+    if (name == "frame") frame_median = m;
+    std::printf("  %-28s %10.3f %8zu\n", name.c_str(), m, values.size());
+  }
+  std::printf("  %-28s %10.1f\n", "FPS (1000 / median frame)", frame_median > 0 ? 1000.0 / frame_median : 0.0);
+  if (panel_frames_ < 2)  // ImGui measures the column's contents in one frame and sizes it in the next
+    std::printf("panels: not measured (the column's height is known from its second frame: --quit-after 2 or more)\n");
+  else if (panel_overflow_ > 0)
+    std::printf("panels: %.0f pixels below the window's bottom (the column scrolls)\n", panel_overflow_);
+  else
+    std::printf("panels: everything fits without scrolling\n");
+  std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int Viewer::run() {
+  setup();
+  const ViewerOptions& o = cfg_.opt;
+  auto last = Clock::now();
+  while (!surface_->should_close()) {
+    const auto t0 = Clock::now();
+    const double dt = std::chrono::duration<double>(t0 - last).count();
+    last = t0;
+    surface_->poll_events();
+    int fb_w = 0, fb_h = 0;
+    surface_->framebuffer_size(&fb_w, &fb_h);
+    if (fb_w <= 0 || fb_h <= 0) {  // minimised: nothing to draw
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      continue;
+    }
+    const float pixel_scale = surface_->pixel_scale();
+    const PixelRect area = scene_area(fb_w, fb_h, pixel_scale);
+    const bool last_frame = o.quit_after > 0 && displayed_ + 1 >= o.quit_after;
+
+    // 1. What the previous frame's UI, keys and drops asked for; the render size.
+    apply_requests();
+    update_render_size(area);
+
+    // 2. Advance and render.
+    int advance = step_pending_;
+    step_pending_ = 0;
+    if (ui_.animation.playing && !fresh_) advance += ui_.animation.speed;
+    for (int i = 0; i < advance; ++i) renderer_->advance();
+    if (advance > 0 || dirty_ || ui_.animation.playing || ui_.animation.rerender_when_paused) {
+      renderer_->render();
+      frame_to_texture();
+      dirty_ = false;
+    }
+    fresh_ = false;
+
+    // 3. After the last frame (--quit-after): check, export (before drawing, so an overlay shows).
+    if (last_frame && o.check) {
+      start_check();
+      poll_check(true);
+      ui_.check.overlay = o.diff_overlay && presenter_->has_overlay();
+    }
+    // Asked for on the command line: a write that failed fails the run (exit 1), as in `render`.
+    if (last_frame && !o.export_png.empty() && !export_frame(o.export_png)) check_failed_ = true;
+    poll_check(false);
+
+    // The inspector: --inspect once the first frame is drawn; its answer when ready (waited for
+    // on the last frame, so a screenshot shows it).
+    if (!o.inspect.empty() && !inspect_sent_) {
+      inspect_sent_ = true;
+      if (!request_inspect(cfg_.inspect_i, cfg_.inspect_j)) check_failed_ = true;  // --inspect's pixel: exit 1
+    }
+    if (auto r = inspector_.poll(last_frame)) {
+      report("inspect: %s", describe_inspection(*r).c_str());
+      ui_.inspector.result = std::move(*r);
+      ui_.inspector.reveal = 2;
+    }
+    ui_.inspector.busy = inspector_.busy();
+    run_frame_stats();
+    run_kernels(last_frame);
+    run_counters(last_frame);
+    run_transpose_view(last_frame);
+    run_heat(last_frame);
+    if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
+      check_transpose_view();
+      if (!ui_.frame_stats.transpose_check_ok && !o.transpose_view.empty()) check_failed_ = true;
+    }
+    if (ui_.frame_stats.check_requested || (last_frame && !o.frame_stats.empty())) {
+      check_frame_stats();
+      if (!ui_.frame_stats.check_ok && !o.frame_stats.empty()) check_failed_ = true;
+    }
+
+    // 4. The UI (it shows the frame just rendered); its requests apply next frame.
+    fill_ui();
+    surface_->imgui_new_frame(dt);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    handle_input(area, fb_h, pixel_scale);
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    panel_overflow_ = draw_panel_column(ui_, display.x, display.y);
+    ++panel_frames_;
+    help_window(&ui_.help_open, display.x, display.y);
+    ImGui::Render();
+
+    // 5. Draw: clear, the frame in the scene area, the UI over it all.
+    surface_->bind_framebuffer();
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(Presenter::kLetterbox[0], Presenter::kLetterbox[1], Presenter::kLetterbox[2], 1.f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    GL_CHECK("clear");
+    const OverlayMode overlay = transpose_shown_ ? OverlayMode::Replace
+                                : heat_shown_       ? (ui_.heat.blend ? OverlayMode::Blend : OverlayMode::Replace)
+                                : !ui_.check.overlay ? OverlayMode::None
+                                : ui_.check.blend  ? OverlayMode::Blend
+                                                   : OverlayMode::Replace;
+    presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
+                     heat_shown_ ? ui_.heat.alpha : ui_.check.blend_alpha);
+    ui_timer_->begin();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ui_timer_->end();
+    GL_CHECK("ImGui draw");
+    if (last_frame && !o.screenshot.empty()) take_screenshot(o.screenshot, fb_w, fb_h);
+    surface_->present();
+
+    // 6. Timings (never blocking) and the frame time.
+    collect_timings();
+    const double frame_ms = ms_between(t0, Clock::now());
+    ui_.timings.frame_ms.push(static_cast<float>(frame_ms));
+    record("frame", frame_ms);
+    ++displayed_;
+    if (o.quit_after > 0 && displayed_ >= o.quit_after) surface_->request_close();
+  }
+  print_summary();
+  return check_failed_ ? 1 : 0;
+}
+
+int run_viewer(const ViewerOptions& opt) {
+  ViewerConfig cfg = resolve_viewer_options(opt);
+  try {
+    Viewer viewer(std::move(cfg));
+    return viewer.run();
+  } catch (const NoDisplayError& e) {
+    std::fprintf(stderr,
+                 "circles view: cannot open a window: %s\n"
+                 "  No display? Render images with `circles render SCENE -o out.png`, or run the viewer\n"
+                 "  without a window: `circles view --offscreen SCENE --quit-after N --screenshot out.png`.\n",
+                 e.what());
+    return 1;
+  }
+}
+
+}  // namespace circles

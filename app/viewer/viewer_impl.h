@@ -1,0 +1,155 @@
+// The viewer's frame loop as a class, for the files that implement it: app/viewer/viewer.cpp (the loop,
+// state changes, the UI and the checks) and app/viewer/viewer_measure.cpp (what the measurement panels
+// run over the frame: frame statistics, the transpose view, the heat map, the Kernels panel's lab
+// runs and the hardware counters). Not an interface: run_viewer() (app/viewer/viewer.h) is.
+#pragma once
+
+#include <glad/gl.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/gl/gl_present.h"
+#include "app/gl/gl_surface.h"
+#include "app/gl/gl_util.h"
+#include "app/viewer/inspector.h"
+#include "app/gl/interop.h"
+#include "app/common/lab_registry.h"
+#include "app/viewer/live_lab.h"
+#include "app/viewer/panels/panels.h"
+#include "app/viewer/viewer.h"
+#include "app/viewer/viewer_layout.h"
+#include "app/viewer/viewer_state.h"
+#include "render/compare.h"
+#include "render/image.h"
+
+namespace circles {
+
+namespace viewer_detail {
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b);
+// Progress and notices go to stderr, prefixed "viewer: ", one line each (tests read them).
+void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+class ImGuiSession;  // the ImGui context and its backends (app/viewer/viewer.cpp)
+}  // namespace viewer_detail
+
+struct CheckResult {
+  Comparison comparison;
+  Mode mode = Mode::Exact;  // the frame's (Renderer::mode): it passes when it keeps this promise
+  std::string broken;       // promise_broken's account, "" when kept
+  Image diff;
+  std::int64_t frame = 0;
+  int width = 0, height = 0;
+  std::string renderer;
+  std::string error;
+  std::string gpu_stats;  // the difference statistics by the lab on the GPU, against the CPU's
+  bool gpu_stats_ok = false;
+};
+
+class Viewer {
+ public:
+  explicit Viewer(ViewerConfig cfg);  // both in app/viewer/viewer.cpp, where ImGuiSession is complete
+  ~Viewer();
+  int run();
+
+ private:
+  void setup();
+  void notice(const std::string& text, bool warning = true);
+  void set_present_path(const std::string& path);
+
+  // State changes (between frames).
+  void apply_requests();
+  bool load_scene_source(const std::string& source);
+  // Starts the inspector on pixel (i, j) of the frame on screen (row 0 = bottom).
+  bool request_inspect(int i, int j);  // false (reported) when the pixel is outside the frame
+  void switch_renderer(const std::string& name, const RendererSettings& settings);
+  void reload_renderer(std::int64_t frame);
+  void update_render_size(const PixelRect& area);
+  void resize_render(int w, int h);
+
+  void frame_to_texture();
+  bool export_frame(const std::string& path);  // false (and said) when the write failed
+  void start_check();
+  void poll_check(bool wait);
+  void take_screenshot(const std::string& path, int fb_w, int fb_h);
+
+  void fill_ui();
+  void handle_input(const PixelRect& area, int fb_h, float pixel_scale);
+  void record(const std::string& name, double ms);
+  void collect_timings();
+  void print_summary() const;
+
+  ViewerConfig cfg_;
+  // Declared in dependency order: destroyed in reverse, so GL objects and CUDA registrations go
+  // while the context is current, and the context goes last.
+  std::unique_ptr<GlSurface> surface_;
+  std::unique_ptr<viewer_detail::ImGuiSession> imgui_;
+  std::unique_ptr<Presenter> presenter_;
+  std::unique_ptr<GlTimer> ui_timer_;
+  std::unique_ptr<CudaGlInterop> interop_;
+  std::string interop_off_reason_;
+  std::unique_ptr<Renderer> renderer_;
+  std::string renderer_name_;
+
+  std::shared_ptr<const Scene> scene_;
+  std::string scene_source_;
+  int render_w_ = 0, render_h_ = 0;
+  int fixed_w_ = 0, fixed_h_ = 0;
+  bool loaded_ = false;  // renderer_ holds the scene at render_w_ x render_h_
+  bool dirty_ = true;    // the texture does not show the renderer's current frame
+  bool fresh_ = true;    // the current frame has not been displayed yet (do not advance past it)
+  int step_pending_ = 0;
+  std::optional<std::pair<int, int>> pending_size_;
+  viewer_detail::Clock::time_point pending_since_;
+  std::string present_path_;
+  Image host_image_;
+
+  UiState ui_;
+  ViewState view_;
+  bool dragging_ = false;
+  ImVec2 drag_last_;  // the mouse position the drag has panned to so far
+  std::vector<StageTiming> last_renderer_timings_, last_interop_timings_;
+  std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
+  std::int64_t displayed_ = 0;
+  PixelInspector inspector_;
+  lab::FrameReducer frame_reducer_;
+  std::string frame_stats_variant_;  // the variant of the request in flight
+  // The lab's reductions over the frame: enqueue behind the render (never waiting), collect when
+  // done; check_frame_stats() runs one synchronously and compares it with the CPU's sums.
+  void run_frame_stats();
+  void check_frame_stats();
+  // The transpose view: a lab transpose over the frame every frame, shown through the overlay.
+  lab::FrameTransposer transposer_;
+  std::string transpose_variant_;  // the variant of the request in flight
+  bool transpose_shown_ = false;   // the overlay holds the transposed frame
+  void run_transpose_view(bool last_frame);
+  bool enqueue_transpose();  // the chosen variant over the frame on screen; false while one runs
+  void check_transpose_view();
+  // The heat map: counts (or the shade kernel's cycles) of the frame on screen, through the overlay.
+  void run_heat(bool last_frame);
+  bool heat_shown_ = false;    // the overlay holds the heat map
+  bool timing_tiles_ = false;  // the renderer records its shade cycles
+  std::string heat_key_;       // what the map on screen shows (mode, frame, size, renderer)
+  // The Kernels panel's lab runs: enqueued behind the frame, collected without waiting.
+  LiveLab live_lab_;
+  void run_kernels(bool last_frame);
+  // The Counters panel: its targets each frame; a measurement when asked (or --counters at the end).
+  void run_counters(bool last_frame);
+  bool counters_done_ = false;  // --counters measured once
+  bool inspect_sent_ = false;  // --inspect given once
+  int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
+  float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
+  std::int64_t panel_frames_ = 0;  // frames the column was drawn in (its overflow is known from the second)
+  bool check_failed_ = false;
+
+  std::future<CheckResult> check_;  // last member: a running check is waited for first
+};
+
+}  // namespace circles
