@@ -1,5 +1,5 @@
 // Random valid scenes drawn from the whole range docs/FORMAT.md allows, for the property tests
-// (tests/test_modes.cpp on the CPU, tests/test_gpu_property.cpp on the GPU): colours from 0 to
+// (tests/cpu/modes_test.cpp on the CPU, tests/gpu/property_test.cpp on the GPU): colours from 0 to
 // 1e6, alphas of 0, 1, tiny and anything between, radii from a thousandth of a pixel to 1e6,
 // centres inside, near and far outside the frame, one to a million and more circles, solid or
 // gradient backgrounds, flat or snow shading, odd sizes. Each scene comes from its seed alone,

@@ -2,7 +2,9 @@
 # (EGL; Mesa here), without a display, with bad flags, under Xvfb when xvfb-run exists, and on a
 # GPU through CUDA-GL interop (skipped without one; failed instead with CIRCLES_REQUIRE_GPU=1).
 # Included by tests/CMakeLists.txt when the build has the viewer (CIRCLES_HAVE_GUI).
-add_executable(circles_viewer_tests test_viewer.cpp)
+file(GLOB viewer_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/viewer/test_viewer*.cpp)
+add_executable(circles_viewer_tests ${viewer_test_sources})
+target_include_directories(circles_viewer_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(circles_viewer_tests PRIVATE circles_app GTest::gtest GTest::gtest_main)
 target_compile_definitions(circles_viewer_tests PRIVATE CIRCLES_BIN="$<TARGET_FILE:circles>")
 add_dependencies(circles_viewer_tests circles)
@@ -10,7 +12,9 @@ gtest_discover_tests(circles_viewer_tests TEST_PREFIX "viewer." DISCOVERY_TIMEOU
                      PROPERTIES LABELS viewer TIMEOUT 120)
 
 # The window under real X input events (xdotool + Xvfb).
-add_executable(circles_viewer_input_tests test_viewer_input.cpp)
+file(GLOB viewer_input_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/viewer/input_*.cpp)
+add_executable(circles_viewer_input_tests ${viewer_input_test_sources})
+target_include_directories(circles_viewer_input_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(circles_viewer_input_tests PRIVATE circles_render GTest::gtest GTest::gtest_main)
 target_compile_definitions(circles_viewer_input_tests PRIVATE CIRCLES_BIN="$<TARGET_FILE:circles>")
 add_dependencies(circles_viewer_input_tests circles)

@@ -1,6 +1,6 @@
 // The viewer's pure parts (no GL, no ImGui): the window layout, where the frame is drawn for a
 // given pan and zoom, rolling histories and medians for the timings, and the RGBA8 conversion
-// of frames for the texture. Unit-tested in tests/test_viewer.cpp.
+// of frames for the texture. Unit-tested in tests/viewer/.
 #pragma once
 #include <array>
 #include <cstdint>

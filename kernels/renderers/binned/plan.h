@@ -1,6 +1,6 @@
 // cuda-tile-binned's plan: in which mode and with which kernels it draws a scene's frames, and
 // why. Plain C++ (no CUDA), decided from a few facts of the scene and what was asked for: once a
-// load (plan_load) and once a frame (plan_frame). tests/test_binned_plan.cpp holds it to its
+// load (plan_load) and once a frame (plan_frame). tests/cpu/binned_plan_test.cpp holds it to its
 // rules without a GPU; the renderer (renderer.cu) only carries it out.
 #pragma once
 #include <cstddef>

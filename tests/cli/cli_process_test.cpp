@@ -148,7 +148,7 @@ TEST_F(CliProcess, CtrlCDuringAWriteLeavesNoFile) {
 // --tolerance 0 and --exact-bytes too (cpu-mt draws cpu-ref's floats to the bit); exit 2 for a
 // command-line mistake. Its exit 1 needs a renderer that differs from cpu-ref, which no CPU
 // renderer does: see CheckFailsWithExitOneAndWritesTheDifference (a GPU) and, in-process,
-// CliTest.CheckFrame* (tests/test_cli.cpp).
+// CliTest.CheckFrame* (tests/cli/commands_test.cpp).
 TEST_F(CliProcess, CheckPassesWithExitZeroAndWritesNoDifference) {
   const std::string scene = "rand10k";
   EXPECT_EQ(run({"check", scene, "-r", "cpu-mt", "-s", "61x47", "--diff", path("d.png")}), 0)

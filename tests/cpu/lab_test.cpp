@@ -1,6 +1,6 @@
 // The kernel lab's CPU side: the registry's invariants, the inputs, the CPU references, the
 // checks (poison never passes) and the bank-conflict arithmetic. The kernels themselves are
-// tested on the GPU (test_gpu_lab.cpp).
+// tested on the GPU (tests/gpu/cuda/lab_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>

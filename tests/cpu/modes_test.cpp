@@ -1,6 +1,6 @@
 // The drawing modes' rules (render/modes.h) and the CPU side of the property test: random valid
 // scenes from the whole range the format allows, through every CPU renderer, each frame the
-// exact mode's promise (cpu-ref's floats to the bit). tests/test_gpu_property.cpp runs the same
+// exact mode's promise (cpu-ref's floats to the bit). tests/gpu/property_test.cpp runs the same
 // scenes through the CUDA renderers on the GPU machine.
 #include <gtest/gtest.h>
 

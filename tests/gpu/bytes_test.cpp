@@ -1,0 +1,125 @@
+// The GPU renderers' pictures as files see them: every built-in scene at PNG sizes held to its
+// mode's promise (the default frames cpu-ref's bytes), transparent backgrounds (cpu-ref's
+// unclamped alpha) and an empty scene (the background alone). Without a GPU these tests skip;
+// with CIRCLES_REQUIRE_GPU=1 set they fail instead.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "gpu/gpu_test_util.h"
+#include "render/compare.h"
+#include "test_util.h"
+
+namespace circles {
+namespace {
+
+// What a PNG regression test sees: every built-in scene at 1024x1024 (a tile multiple) and
+// 1000x777 (neither), animated ones at frames 0 and 30, through every CUDA renderer's default
+// and cuda-tile-binned's half colour and early exit, each frame kept to its mode's promise: the
+// default (exact) frames are cpu-ref's floats to the bit, so its 8-bit bytes. The reference is
+// cpu-mt, which draws cpu-ref's picture to the bit with every core (tests/cpu/modes_test.cpp's
+// property test holds it to that): cpu-ref alone would take minutes here.
+TEST(GpuRenderer, BuiltinScenesAreCpuRefsBytes) {
+  struct Run {
+    std::string renderer;
+    RendererSettings settings;
+  };
+  std::vector<Run> runs;
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    runs.push_back({name, {}});
+    if (find_renderer(name)->half_colour) {
+      RendererSettings half;
+      half.half_colour = true;
+      runs.push_back({name, half});
+    }
+    if (find_renderer(name)->early_exit) {
+      RendererSettings early;
+      early.early_exit = true;
+      runs.push_back({name, early});
+    }
+  }
+  for (const SceneInfo& info : scene_registry()) {
+    const Scene& scene = cached_scene(info.name);
+    const std::vector<std::int64_t> frames =
+        scene.animation == Animation::None ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 30};
+    for (const Size sz : {Size{1024, 1024}, Size{1000, 777}}) {
+      auto ref = make_renderer("cpu-mt");
+      ref->load(scene, sz.w, sz.h);
+      std::vector<Image> refs(frames.size());
+      for (std::size_t k = 0; k < frames.size(); ++k) {
+        ref->seek(frames[k]);
+        ref->render();
+        ref->read_image(&refs[k]);
+      }
+      for (const Run& run : runs) {
+        auto gpu = make_renderer(run.renderer, run.settings);
+        gpu->load(scene, sz.w, sz.h);
+        Image b;
+        for (std::size_t k = 0; k < frames.size(); ++k) {
+          gpu->seek(frames[k]);
+          gpu->render();
+          gpu->read_image(&b);
+          const Mode mode = frame_mode(run.settings, gpu->plan());
+          if (!run.settings.early_exit && !run.settings.half_colour) {
+            EXPECT_EQ(mode, Mode::Exact);
+          }
+          const std::string what = info.name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " frame " +
+                                   std::to_string(frames[k]) + " " + run.renderer + " " +
+                                   describe_settings(*find_renderer(run.renderer), run.settings) + " (" + gpu->plan() +
+                                   ")";
+          EXPECT_EQ(promise_broken(mode, refs[k], b), "") << what;
+          std::printf("[ bytes    ] %s: %s, %s\n", what.c_str(), mode_name(mode),
+                      compare_images(refs[k], b, 0.f).summary().c_str());
+        }
+      }
+    }
+  }
+}
+
+// Over a transparent background the alpha channel is the picture's (PNG alpha), no longer
+// clamped away at 1 by the opaque built-in backgrounds: every CUDA renderer's exact frames, the
+// strategies of cuda-tile-binned forced one by one (runs composed or not), against cpu-ref's
+// colour and unclamped alpha sums (expect_exact_matches), frames 0 and 1 of a still and an
+// animated scene.
+TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    for (const char* choice : {"", "direct", "binned", "compose2", "compose0", "tiny"}) {
+      if (*choice && name != "cuda-tile-binned") continue;
+      for (const char* scene_name : {"rand10k", "hypnosis", "micro2M"}) {
+        Scene scene = cached_scene(scene_name);
+        scene.background = Background{};
+        scene.background.top = Float4{.2f, .4f, .6f, 0.f};
+        auto gpu = make_renderer(name, forced(choice));
+        Image last;  // cpu-ref's last frame
+        render_beside_cpu_ref(gpu.get(), scene, 257, 193, 2, [&](int f, const Image& a, const Image& b) {
+          const std::string what = name + " " + choice + " " + scene_name + " frame " + std::to_string(f) + " (" +
+                                   gpu->plan() + ")";
+          expect_exact_matches(a, b, what);
+          last = a;
+        });
+        // The alpha that clamping hid: some pixels left uncovered (0), some covered past 1.
+        float lowest = 1.f, highest = 0.f;
+        for (const Float4& p : last.pixels) lowest = std::min(lowest, p.w), highest = std::max(highest, p.w);
+        EXPECT_EQ(lowest, 0.f) << scene_name;
+        EXPECT_GT(highest, 1.f) << scene_name;
+      }
+    }
+  }
+}
+
+// No circles at all: the clear alone, at a size smaller than one tile in y.
+TEST(GpuRenderer, EmptySceneIsTheBackground) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    Scene s = make_builtin_scene("snow");
+    s.circles.clear();
+    const Image img = test::render_frame(name, s, 33, 17, 0);
+    const Image ref = test::render_frame("cpu-ref", s, 33, 17, 0);
+    expect_exact_matches(ref, img, name);
+  }
+}
+
+}  // namespace
+}  // namespace circles

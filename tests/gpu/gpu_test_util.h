@@ -1,0 +1,157 @@
+// What the GPU tests share (tests/gpu/*_test.cpp): skipping (or failing, with
+// CIRCLES_REQUIRE_GPU=1) where a renderer cannot run, the GPU renderers, cuda-tile-binned's
+// choices forced by name, scenes and cpu-ref's frames cached once per process, and each mode's
+// promise against cpu-ref (render/modes.h).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/common/registry.h"
+#include "render/builtin_scenes.h"
+#include "render/modes.h"
+#include "render/raster.h"
+
+namespace circles {
+
+inline bool gpu_required() {
+  const char* v = std::getenv("CIRCLES_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+// Skips (or fails, when a GPU is required) if `info` cannot run here.
+#define REQUIRE_RENDERER(info)                                                           \
+  do {                                                                                   \
+    const std::string why_ = unavailable_reason(info);                                   \
+    if (!why_.empty()) {                                                                 \
+      if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but " << (info).name << ": " << why_; \
+      GTEST_SKIP() << (info).name << ": " << why_;                                       \
+    }                                                                                    \
+  } while (0)
+
+inline std::vector<std::string> gpu_renderers() {
+  std::vector<std::string> names;
+  for (const RendererInfo& r : renderer_registry())
+    if (r.needs_gpu) names.push_back(r.name);
+  return names;
+}
+
+// `s` with cuda-tile-binned's choices forced by name (matrix_test.cpp's Variant::strategy names;
+// "" forces nothing): the strategy ("direct", "binned"), "rows2", "early-force", "sort" and
+// "block1024" and "tiny" (binned), "compose0|1|2".
+inline RendererSettings forced(const std::string& name, RendererSettings s = {}) {
+  BinnedChoices& b = s.binned;
+  if (name == "direct") b.strategy = BinnedChoices::Strategy::Direct;
+  else if (name == "binned") b.strategy = BinnedChoices::Strategy::Binned;
+  else if (name == "rows2") b.rows = 2;
+  else if (name == "early-force") b.force_early = true;
+  else if (name == "sort") b.sort = true;
+  else if (name == "block1024") b.block = 1024;
+  else if (name == "compose2") b.compose = 2;
+  else if (name == "compose1") b.compose = 1;
+  else if (name == "compose0") b.compose = 0;
+  else if (name == "tiny") b.tiny = 1;
+  else if (!name.empty()) throw std::invalid_argument("no forced choice named '" + name + "'");
+  if (name == "sort" || name == "block1024" || name == "tiny") b.strategy = BinnedChoices::Strategy::Binned;
+  return s;
+}
+
+// Loads `scene` at w x h into `gpu` and into cpu-ref and renders `frames` frames in both, each
+// advanced from the last, calling check(f, ref's image, gpu's image) after frame f.
+template <class Check>
+inline void render_beside_cpu_ref(Renderer* gpu, const Scene& scene, int w, int h, int frames, Check&& check) {
+  auto ref = make_renderer("cpu-ref");
+  gpu->load(scene, w, h);
+  ref->load(scene, w, h);
+  Image a, b;
+  for (int f = 0; f < frames; ++f) {
+    if (f > 0) gpu->advance(), ref->advance();
+    gpu->render();
+    ref->render();
+    ref->read_image(&a);
+    gpu->read_image(&b);
+    check(f, a, b);
+  }
+}
+
+struct Size {
+  int w, h;
+};
+
+// Scenes are generated once per process; the large ones take seconds.
+inline const Scene& cached_scene(const std::string& name) {
+  static std::map<std::string, Scene> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, make_builtin_scene(name)).first;
+  return it->second;
+}
+
+// cpu-ref's images of a scene at one size and the given frames. The two sizes every variant runs
+// are computed once per process (a dozen scan variants compare against the same images, about
+// 1 MiB each); the 1023x1023 ones (default variants only) are not kept.
+inline std::vector<Image> reference_frames(const std::string& scene_name, const Size& sz,
+                                           const std::vector<std::int64_t>& frames) {
+  static std::map<std::string, std::vector<Image>> cache;
+  std::string key = scene_name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) + " frames";
+  for (std::int64_t f : frames) key += " " + std::to_string(f);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto ref = make_renderer("cpu-ref");
+  ref->load(cached_scene(scene_name), sz.w, sz.h);
+  std::vector<Image> images(frames.size());
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    ref->seek(frames[k]);
+    ref->render();
+    ref->read_image(&images[k]);
+  }
+  if (sz.w != 1023) cache.emplace(key, images);
+  return images;
+}
+
+// The plan text of a frame whose colour the eight-pixel walk kept in half precision.
+inline constexpr const char* kHalfColourPlan = "colour in half precision";
+
+// The mode a frame of a renderer with these settings was drawn in, from its plan: early exit
+// unless the plan says it was not taken, half colour where the plan says so, else exact.
+inline Mode frame_mode(const RendererSettings& s, const std::string& plan) {
+  if (s.early_exit && plan.find("early exit not taken") == std::string::npos) return Mode::EarlyExit;
+  if (plan.find(kHalfColourPlan) != std::string::npos) return Mode::HalfColour;
+  return Mode::Exact;
+}
+
+// An exact frame against cpu-ref's: its floats to the bit (render/modes.h), so its PNG bytes.
+// `what` names the frame in the message.
+inline void expect_exact_matches(const Image& ref, const Image& b, const std::string& what) {
+  EXPECT_EQ(promise_broken(Mode::Exact, ref, b), "") << what;
+}
+
+// A frame of cuda-tile-binned (default settings but strategy hooks) against cpu-ref's, by the
+// promise of the mode its plan names.
+inline void expect_flat_matches(const Image& ref, const Image& b, const std::string& what,
+                                const std::string& plan) {
+  const Mode m = frame_mode({}, plan);
+  EXPECT_EQ(promise_broken(m, ref, b), "") << what << ": " << plan;
+}
+
+// The largest difference between the two images' 8-bit channels (to_byte, as PNG files get).
+inline int max_byte_difference(const Image& a, const Image& b) {
+  EXPECT_EQ(a.width, b.width);
+  EXPECT_EQ(a.height, b.height);
+  int worst = 0;
+  for (std::size_t k = 0; k < a.pixels.size() && k < b.pixels.size(); ++k) {
+    const Float4 p = a.pixels[k], q = b.pixels[k];
+    for (auto [x, y] : {std::pair{p.x, q.x}, {p.y, q.y}, {p.z, q.z}, {p.w, q.w}})
+      worst = std::max(worst, std::abs(int(to_byte(x)) - int(to_byte(y))));
+  }
+  return worst;
+}
+
+}  // namespace circles

@@ -1,0 +1,231 @@
+// The viewer on a GPU: the presenter's GL side of the pbo path in-process, and the real `circles`
+// binary's CUDA renderers through CUDA-GL interop (EGL device platform), the lab's panels and
+// views, counters and heat maps over their frames. The binary's tests skip without a GPU; they
+// fail instead when CIRCLES_REQUIRE_GPU=1.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gl/gl_present.h"
+#include "app/gl/gl_surface.h"
+#include "app/viewer/viewer_layout.h"
+#include "kernels/lab/frame_stats.h"
+#include "render/png.h"
+#include "viewer/viewer_test_util.h"
+
+namespace circles {
+namespace {
+
+using namespace viewer_test;
+
+// ---------------------------------------------------------------------------------------------
+// The presenter's GL side of the pbo path, in-process on an offscreen context (Mesa here): CUDA's
+// part (the kernel writing the buffer) runs only on a GPU, so the buffer is filled by GL here.
+
+TEST(ViewerPresenter, PixelBufferUploadFillsTheFrameTextureExactly) {
+  const std::unique_ptr<GlSurface> surface = open_offscreen(kMinWindowWidth, kMinWindowHeight);
+  Presenter presenter;  // destroyed before the context
+  const int w = 37, h = 13;  // odd: RGBA8 rows need no padding at GL_UNPACK_ALIGNMENT 4
+  presenter.ensure_size(w, h);
+  const GLuint buffer = presenter.pixel_buffer();
+  ASSERT_NE(buffer, 0u);
+  EXPECT_EQ(presenter.pixel_buffer(), buffer) << "one buffer per size";
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(w) * h * 4);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + i / 4);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  GLint64 size = 0;
+  glGetBufferParameteri64v(GL_PIXEL_UNPACK_BUFFER, GL_BUFFER_SIZE, &size);
+  EXPECT_EQ(size, static_cast<GLint64>(bytes.size()));
+  glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes.size()), bytes.data());
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+
+  presenter.upload_from_pixel_buffer();
+  GLint bound = -1;
+  glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &bound);
+  EXPECT_EQ(bound, 0) << "the pixel buffer must not stay bound (host uploads would read it)";
+  std::vector<std::uint8_t> texels(bytes.size());
+  glBindTexture(GL_TEXTURE_2D, presenter.frame_texture());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+  glBindTexture(GL_TEXTURE_2D, 0);
+  ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  EXPECT_TRUE(texels == bytes) << "the texture differs from the pixel buffer's bytes";
+  glFinish();
+  EXPECT_EQ(presenter.upload_timer().take().size(), 1u) << "the upload's GL timer query";
+
+  // A new size: a buffer of the new size.
+  presenter.ensure_size(w + 3, h);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, presenter.pixel_buffer());
+  glGetBufferParameteri64v(GL_PIXEL_UNPACK_BUFFER, GL_BUFFER_SIZE, &size);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  EXPECT_EQ(size, static_cast<GLint64>(w + 3) * h * 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// On a GPU: the CUDA renderer through CUDA-GL interop (EGL device platform). Skips without one;
+// fails instead when CIRCLES_REQUIRE_GPU=1. ViewerBinary::expect_interop_frame is in
+// viewer_test_util.h.
+
+TEST_F(ViewerBinary, GpuOffscreenUsesInteropAndMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  expect_interop_frame("surface", {"interop: map", "interop: convert"});
+}
+
+TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  expect_interop_frame("pbo", {"interop: map", "interop: convert", "gl: pbo upload"});
+}
+
+// The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.
+TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
+  REQUIRE_CUDA_TILE_SCAN();
+  for (const char* renderer : {"cuda-tile-scan", "cuda-tile-binned"}) {
+    const Result v = circles({"view", "--offscreen", "snow", "-r", renderer, "--quit-after", "3", "--play", "-s",
+                              "800x600", "--inspect", "123,321"});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "inspect: pixel 123,321 of 440x440")) << v.err;
+    EXPECT_TRUE(contains(v.err, std::string(renderer) + " ")) << v.err;
+    EXPECT_TRUE(contains(v.err, ": match (max diff")) << v.err;
+  }
+}
+
+// cuda-tile-binned's early exit in the viewer: the frame passes --check against cpu-ref at the
+// default tolerance (its colours are within 0.5/255), on a scene where it stops early.
+TEST_F(ViewerBinary, GpuEarlyExitFramePassesTheCheck) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--early-exit", "--quit-after",
+                            "2", "-s", "800x600", "--check"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+}
+
+// The lab's reduction over every frame of a CUDA renderer: its GPU time is a stage of the
+// summary, and the final check against the CPU's sums of the same frame passes.
+TEST_F(ViewerBinary, GpuFrameStatsRunEveryFrameAndMatchTheCpu) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "6", "--play",
+                            "-s", "800x600", "--frame-stats", "reduce-shuffle", "--check"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "frame stats: reduce-shuffle (match)")) << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: reduce-shuffle")) << v.out;
+  // --check: the difference statistics also come from the lab on the GPU, and agree.
+  EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+  EXPECT_TRUE(contains(v.out, "check: GPU (reduce-shuffle + max kernel, ")) << v.out;
+  EXPECT_TRUE(contains(v.out, ": match the CPU's")) << v.out;
+}
+
+// The Kernels panel running the reduction ladder every frame on an L2-sized input behind a CUDA
+// renderer's frame: every variant checked ok and timed, the round a stage of the summary.
+TEST_F(ViewerBinary, GpuKernelsPanelRunsTheReductionLadderEveryFrame) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "12", "--play",
+                            "-s", "800x600", "--kernels", "reduce", "--kernels-size", "l2"});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-sum, input 1048576 i32 (4 MiB)")) << v.err;
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-shuffle block 256 ok, ")) << v.err;
+  EXPECT_TRUE(contains(v.err, "kernels: reduce-cub ok, ")) << v.err;
+  EXPECT_FALSE(contains(v.err, "WRONG")) << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: kernels")) << v.out;
+  // A CPU renderer's frame: the lab runs on its own stream.
+  const Result c = circles({"view", "--offscreen", "rgb", "-r", "cpu-mt", "--quit-after", "3", "--kernels",
+                            "scan:scan-cub,scan-lookback", "--kernels-size", "l2"});
+  ASSERT_EQ(c.rc, 0) << describe(c);
+  EXPECT_TRUE(contains(c.err, "kernels: scan-lookback ok, ")) << c.err;
+}
+
+// The Counters panel: the hardware counters of a lab variant (one run on the Kernels panel's
+// input) and of the renderer's whole frame, read in-process after the last frame. reduce-shuffle
+// reads its 4 MiB input (the L2 may hold part of it: at most the input) and runs full warps.
+TEST_F(ViewerBinary, GpuCountersOfALabVariantAndOfTheFrame) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "4", "-s",
+                            "800x600", "--kernels", "reduce:reduce-shuffle", "--kernels-size", "l2", "--counters",
+                            "reduce-shuffle"});
+  if (contains(v.err, "counters: cannot measure: ") && std::getenv("CIRCLES_REQUIRE_COUNTERS") == nullptr)
+    GTEST_SKIP() << "counters cannot be read here: " << v.err;
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "counters: lab: reduce-shuffle (1 pass, ")) << v.err;
+  EXPECT_TRUE(contains(v.err, "threads per warp instruction 3")) << v.err;  // 30.xx-32.00
+  const Result f = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "2", "-s",
+                            "800x600", "--counters", "frame"});
+  ASSERT_EQ(f.rc, 0) << describe(f);
+  EXPECT_TRUE(contains(f.err, "counters: frame: cuda-tile-binned (1 pass, ")) << f.err;
+  // One stage: only its kernels. The scatter (binning by counting) writes the pairs' ids: no
+  // shading; the shade stage executes far more instructions than the scatter.
+  auto instructions = [](const std::string& err) {
+    const std::size_t at = err.find("warp instructions ");
+    return at == std::string::npos ? -1.0 : std::atof(err.c_str() + at + 18);
+  };
+  // rand100k: enough circles that cuda-tile-binned bins them (rand10k it walks directly).
+  const Result scatter = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                               "800x600", "--counters", "stage:scatter"});
+  ASSERT_EQ(scatter.rc, 0) << describe(scatter);
+  EXPECT_TRUE(contains(scatter.err, "counters: stage: cuda-tile-binned scatter (1 pass, ")) << scatter.err;
+  const Result shade = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                                "800x600", "--counters", "stage:clear+shade"});
+  const Result f100k = circles({"view", "--offscreen", "rand100k", "-r", "cuda-tile-binned", "--quit-after", "2", "-s",
+                                "800x600", "--counters", "frame"});
+  ASSERT_EQ(f100k.rc, 0) << describe(f100k);
+  ASSERT_EQ(shade.rc, 0) << describe(shade);
+  const double frame_inst = instructions(f100k.err), scatter_inst = instructions(scatter.err),
+               shade_inst = instructions(shade.err);
+  EXPECT_GT(scatter_inst, 0);
+  EXPECT_GT(shade_inst, 4 * scatter_inst);
+  EXPECT_LT(scatter_inst + shade_inst, frame_inst);  // the frame holds both and more
+  const Result none = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "8", "-s",
+                               "800x600", "--counters", "stage:nope"});
+  EXPECT_EQ(none.rc, 1) << describe(none);
+  EXPECT_TRUE(contains(none.err, "not a target here (no such stage)")) << none.err;
+}
+
+// The heat maps over a CUDA renderer's frame: each mode logs its range; biglittle's blends are
+// uneven (a few big circles cover everything, the little ones pile up in one corner).
+TEST_F(ViewerBinary, GpuHeatMapsShowTheWorkPerTileAndPixel) {
+  REQUIRE_CUDA_TILE_SCAN();
+  for (const char* mode : {"circles", "blends", "time"}) {
+    const Result v = circles({"view", "--offscreen", "biglittle", "-r", "cuda-tile-binned", "--quit-after", "3", "-s",
+                              "800x600", "--heat", mode});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "heat: ")) << v.err;
+    EXPECT_TRUE(contains(v.err, std::string(mode) == "circles" ? "circles per 16x16 tile"
+                                : std::string(mode) == "blends" ? "blends per pixel"
+                                                                : "shade cycles per 32x32 tile"))
+        << v.err;
+    EXPECT_FALSE(contains(v.err, "max/mean 0.00")) << v.err;
+  }
+}
+
+// The transpose view: the lab's transpose over a CUDA renderer's frame, shown in its place, is
+// the frame mirrored along its diagonal, exactly (the check and the screenshot).
+TEST_F(ViewerBinary, GpuTransposeViewShowsTheFrameMirrored) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-binned", "--quit-after", "3", "-s",
+                            "800x600", "--transpose-view", "transpose-shared32-padded", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "transpose view: transpose-shared32-padded: 440x440 mirror image equals the CPU's (0 of"))
+      << v.err;
+  EXPECT_TRUE(contains(v.out, "lab: transpose-shared32-padded")) << v.out;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-binned", "-s", "440x440", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), lab::transpose_cpu(read_png(path("render.png")))), 0);
+}
+
+TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--quit-after", "3", "-s", "1000x400",
+                         "--no-interop", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "present: host copy")) << v.err;
+  EXPECT_FALSE(contains(v.err, "present: cuda-gl interop")) << v.err;
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "400x400", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), read_png(path("render.png"))), 0);
+}
+
+}  // namespace
+}  // namespace circles
