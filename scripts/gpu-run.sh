@@ -5,7 +5,7 @@
 # [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] [fast]
 # [fast-sanitize] [direct-sanitize] [floors] [sass] (default: the first four; the others are named explicitly).
 #
-# Preparing a device run (here, once per session):
+# Preparing a device run (on this machine, once):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
 #   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_gpu_tests \
 #     build-gpu/tests/circles_viewer_tests .device/bin/

@@ -1,9 +1,0 @@
-#!/usr/bin/env bash
-# The viewer's GPU tests and checks on the committed code (the default build's binaries, stripped,
-# .device/view16): `scripts/gpu-run.sh viewer` (rand1M's frames in the viewer take the eight-pixel walk).
-set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-gunzip -f .device/view16/*.gz
-OUT=${OUT:-/tmp/out} BIN=.device/view16 GPU_RUN_PACK=1 bash scripts/gpu-run.sh viewer > /tmp/viewer.log 2>&1
-echo "gpu-run rc=$?"
-grep -E "tests ran|PASSED|FAILED|SKIPPED|ERROR SUMMARY|FPS" /tmp/viewer.log | head -20
