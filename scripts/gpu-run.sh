@@ -2,7 +2,7 @@
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
 # logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
-# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat] [fast]
+# [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat]
 # [fast-sanitize] [direct-sanitize] [floors] [sass] (default: the first four; the others are named explicitly).
 #
 # Preparing a device run (on this machine, once):
@@ -94,23 +94,12 @@ for step in "${steps[@]}"; do
       done
       ;;
     bench)
-      echo "== benchmark 1024x1024: CUDA renderers, every tile size, side by side"
-      "$BIN/circles" bench -s 1024x1024 --renderers cuda-naive,cuda-tile-scan,cuda-tile-binned --modes exact,early-exit \
-        --repeat 20 --warmup 3 --max-seconds 3 --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
-      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      echo "== the benchmark suite (docs/BENCHMARKS.md's tables): every scene, CUDA renderer and mode; stress10M at 4K"
+      BIN="$BIN/circles" bash "$(dirname "$0")/bench-suite.sh" "$OUT/suite" || status=1
       echo "== benchmark 1024x1024: CPU renderers (one warm-up frame on the slow scenes)"
       { "$BIN/circles" bench -s 1024x1024 --renderers cpu-mt --tile-size 32 --repeat 10 --warmup 1 --max-seconds 2 &&
         "$BIN/circles" bench -s 1024x1024 --renderers cpu-ref --repeat 5 --warmup 1 --max-seconds 2; } \
         2>&1 | tee "$OUT/bench_cpu.log"
-      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-      ;;
-    fast)
-      echo "== cuda-tile-binned, every mode (exact, half colour, early exit), both tiles, every scene at 1024x1024; stress10M at 3840x2160"
-      "$BIN/circles" bench -s 1024x1024 --renderers cuda-tile-binned --modes exact,half-colour,early-exit \
-        --repeat 20 --warmup 3 --max-seconds 2 --json "$OUT/bench_fast.json" 2>&1 | tee "$OUT/bench_fast.log"
-      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-      "$BIN/circles" bench --scenes stress10M -s 3840x2160 --renderers cuda-tile-binned --modes exact,half-colour,early-exit \
-        --repeat 5 --warmup 1 --max-seconds 20 --json "$OUT/bench_stress4k.json" 2>&1 | tee "$OUT/bench_stress4k.log"
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     fast-sanitize)

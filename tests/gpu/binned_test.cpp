@@ -194,7 +194,7 @@ TEST(GpuRenderer, RowGroupBoxesHoldTheirRowsOnTallFrames) {
     EXPECT_EQ(plan.find("composed"), std::string::npos) << plan;
     Image b;
     gpu->read_image(&b);
-    expect_flat_matches(ref, b, strategy, plan);
+    expect_exact_matches(ref, b, std::string(strategy) + ": " + plan);
   }
 }
 
@@ -250,7 +250,7 @@ TEST(GpuRenderer, TinyCirclesCoverExactlyCpuRefsPixels) {
       gpu->read_image(&b);
       const std::string plan = gpu->plan();
       EXPECT_NE(plan.find("tiny circles"), std::string::npos) << plan;
-      expect_flat_matches(ref, b, "tile " + std::to_string(tile), plan);
+      expect_exact_matches(ref, b, "tile " + std::to_string(tile) + ": " + plan);
       Workload work;
       ASSERT_TRUE(gpu->work(&work));
       EXPECT_GT(work.chunks, *pairs ? 2u : 0u) << plan;

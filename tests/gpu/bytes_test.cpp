@@ -60,7 +60,7 @@ TEST(GpuRenderer, BuiltinScenesAreCpuRefsBytes) {
           gpu->seek(frames[k]);
           gpu->render();
           gpu->read_image(&b);
-          const Mode mode = frame_mode(run.settings, gpu->plan());
+          const Mode mode = gpu->mode();
           if (!run.settings.early_exit && !run.settings.half_colour) {
             EXPECT_EQ(mode, Mode::Exact);
           }

@@ -94,8 +94,8 @@ TEST(GpuRenderer, BinningByCountingWhereItFits) {
     EXPECT_NE(r->plan().find(c.plan), std::string::npos) << c.scene << " /" << c.tile << ": " << r->plan();
     Image b;
     r->read_image(&b);
-    expect_flat_matches(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b,
-                        c.scene + " /" + std::to_string(c.tile), r->plan());
+    expect_exact_matches(reference_frames(c.scene, {c.size, c.size}, {0}).front(), b,
+                         c.scene + " /" + std::to_string(c.tile) + ": " + r->plan());
   }
 }
 
@@ -126,7 +126,7 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
       if (early) {
         EXPECT_LE(max_byte_difference(ref, b), 1) << frame << ": " << plan;
       } else {
-        expect_flat_matches(ref, b, std::to_string(frame), plan);
+        expect_exact_matches(ref, b, std::to_string(frame) + ": " + plan);
       }
     }
   }
@@ -160,7 +160,7 @@ TEST(GpuRenderer, ChunksAheadWithTooSmallASortAreDoneAgain) {
     }
     Image b;
     forced_few->read_image(&b);
-    expect_flat_matches(ref, b, std::to_string(frame), plan);
+    expect_exact_matches(ref, b, std::to_string(frame) + ": " + plan);
   }
 }
 

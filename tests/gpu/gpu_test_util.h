@@ -18,6 +18,7 @@
 
 #include "app/common/registry.h"
 #include "render/builtin_scenes.h"
+#include "render/compare.h"
 #include "render/modes.h"
 #include "render/raster.h"
 
@@ -119,39 +120,17 @@ inline std::vector<Image> reference_frames(const std::string& scene_name, const 
 // The plan text of a frame whose colour the eight-pixel walk kept in half precision.
 inline constexpr const char* kHalfColourPlan = "colour in half precision";
 
-// The mode a frame of a renderer with these settings was drawn in, from its plan: early exit
-// unless the plan says it was not taken, half colour where the plan says so, else exact.
-inline Mode frame_mode(const RendererSettings& s, const std::string& plan) {
-  if (s.early_exit && plan.find("early exit not taken") == std::string::npos) return Mode::EarlyExit;
-  if (plan.find(kHalfColourPlan) != std::string::npos) return Mode::HalfColour;
-  return Mode::Exact;
-}
-
 // An exact frame against cpu-ref's: its floats to the bit (render/modes.h), so its PNG bytes.
 // `what` names the frame in the message.
 inline void expect_exact_matches(const Image& ref, const Image& b, const std::string& what) {
   EXPECT_EQ(promise_broken(Mode::Exact, ref, b), "") << what;
 }
 
-// A frame of cuda-tile-binned (default settings but strategy hooks) against cpu-ref's, by the
-// promise of the mode its plan names.
-inline void expect_flat_matches(const Image& ref, const Image& b, const std::string& what,
-                                const std::string& plan) {
-  const Mode m = frame_mode({}, plan);
-  EXPECT_EQ(promise_broken(m, ref, b), "") << what << ": " << plan;
-}
-
 // The largest difference between the two images' 8-bit channels (to_byte, as PNG files get).
 inline int max_byte_difference(const Image& a, const Image& b) {
   EXPECT_EQ(a.width, b.width);
   EXPECT_EQ(a.height, b.height);
-  int worst = 0;
-  for (std::size_t k = 0; k < a.pixels.size() && k < b.pixels.size(); ++k) {
-    const Float4 p = a.pixels[k], q = b.pixels[k];
-    for (auto [x, y] : {std::pair{p.x, q.x}, {p.y, q.y}, {p.z, q.z}, {p.w, q.w}})
-      worst = std::max(worst, std::abs(int(to_byte(x)) - int(to_byte(y))));
-  }
-  return worst;
+  return compare_images(a, b, 0.f).max_steps;
 }
 
 }  // namespace circles

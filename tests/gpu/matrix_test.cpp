@@ -155,7 +155,7 @@ TEST_P(GpuMatchesCpuRef, AllSizesAndFrames) {
                    std::to_string(f) + " (" + gpu->plan() + ")");
       // Early exit: every 8-bit value within one step of cpu-ref's; half colour within 2^-10;
       // exact (every other frame): cpu-ref's floats to the bit.
-      const Mode mode = frame_mode(variant.settings, gpu->plan());
+      const Mode mode = gpu->mode();
       EXPECT_EQ(promise_broken(mode, a, b), "") << mode_name(mode);
     }
   }

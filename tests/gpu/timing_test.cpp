@@ -198,7 +198,7 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
       }
       r->read_image(&img[staged]);
       if (c.early) EXPECT_LE(max_byte_difference(ref, img[staged]), 1) << what;
-      else expect_flat_matches(ref, img[staged], what + (staged ? " by stage" : " whole"), r->plan());
+      else expect_exact_matches(ref, img[staged], what + (staged ? " by stage: " : " whole: ") + r->plan());
     }
     ASSERT_EQ(img[0].pixels.size(), img[1].pixels.size());
     EXPECT_EQ(0, std::memcmp(img[0].pixels.data(), img[1].pixels.data(), img[0].pixels.size() * sizeof(Float4)))

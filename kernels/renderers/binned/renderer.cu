@@ -74,7 +74,7 @@ int bits_for(unsigned n) {
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
   CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour, const BinnedChoices& forced)
-      : tile_(tile), scan_(scan), asked_{tile, early, half_colour, forced}, early_(early) {
+      : tile_(tile), scan_(scan), asked_{tile, early, half_colour, forced} {
     if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
@@ -95,6 +95,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void load(const Scene& scene, int width, int height) override {
     const std::size_t n = scene.circles.size();
     facts_ = scene_facts(scene, width, height);
+    // The plan of this scene's frames (plan.h): the mode, and the kernels' choices that depend
+    // on the circles' size only; kept once the memory check has passed.
+    const LoadPlan plan = plan_load(facts_, width, height, asked_);
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
     // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
     // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
@@ -109,7 +112,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // a range (8 B) and a settled flag; early exit a transmittance per pixel.
     const double extra =
         pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) +
-        (plan_load(facts_, width, height, asked_).early ? 4.0 * width * height : 0.0);
+        (plan.early ? 4.0 * width * height : 0.0);
     const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
                         2.0 * (keys16_.size() + keys16_alt_.size()) +
                         4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
@@ -119,10 +122,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                         "pair budget " + std::to_string(budget_), held);
     CudaRenderer::load_unchecked(scene, width, height);
     reset_device_memory_peak();
-    // The plan of this scene's frames (plan.h): the mode, and the kernels' choices that depend
-    // on the circles' size only.
-    load_ = plan_load(facts_, width, height, asked_);
-    early_ = load_.early;
+    load_ = plan;
     chunk_ = static_cast<int>(n);
     // Binning by counting sizes its blocks of circles from the pairs a circle has (the bounding
     // boxes' tiles, an upper bound, until a frame has counted them).
@@ -222,7 +222,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       });
       return;
     }
-    if (early_) {
+    if (load_.early) {
       if (counting_) launch_shade<true, true>(grid, f, a);
       else launch_shade<true, false>(grid, f, a);
     } else {
@@ -248,7 +248,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       a.work = work_.get();
     }
     have_work_ = counting_;
-    if (early_) {
+    if (load_.early) {
       transmittance_.reserve(static_cast<std::size_t>(f.view.width) * f.view.height);
       settled_.reserve(tiles);
       a.transmittance = transmittance_.get();
@@ -277,16 +277,16 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     // The animation step: in the first count when that walks every circle (exact frames whose
     // pairs fit one chunk), else a kernel of its own now.
     FusedStep step;
-    if (!early_ && chunk_ >= n) step = take_step(true);
+    if (!load_.early && chunk_ >= n) step = take_step(true);
     else flush_step();
     const bool step_fused = step.kind != Animation::None;
 
-    if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+    if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
     // The chunks: exact mode walks the circles forward, early exit backward from the last; a
     // chunk whose pairs exceed the budget is halved until they fit (chunk_ remembers the size
     // that fit for the next frame).
     int done_lo = 0, done_hi = n;  // circles still to do: [done_lo, done_hi)
-    int size = early_ ? std::min(n, load_.first_early_chunk) : std::max(1, std::min(chunk_, n));
+    int size = load_.early ? std::min(n, load_.first_early_chunk) : std::max(1, std::min(chunk_, n));
     bool first = true, widened = false;
     unsigned long long open_before = tiles;  // open tiles before the last chunk was shaded
     int chunks = 0;
@@ -298,12 +298,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     for (long long guard = 0; done_lo < done_hi || first; ++guard) {
       // Each pass either shades a chunk or halves one, so this bound is never reached.
       if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
-      int lo = early_ ? std::max(done_lo, done_hi - size) : done_lo;
-      int hi = early_ ? done_hi : std::min(done_hi, done_lo + size);
+      int lo = load_.early ? std::max(done_lo, done_hi - size) : done_lo;
+      int hi = load_.early ? done_hi : std::min(done_hi, done_lo + size);
       stage_begin("count");
       CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
       counts_.reserve(std::max(hi - lo, 1));
-      const unsigned char* settled = early_ && !first ? settled_.get() : nullptr;
+      const unsigned char* settled = load_.early && !first ? settled_.get() : nullptr;
       // Binning by counting where its matrix and blocks fit (circles a block; 0: the sort).
       const int per_block = hi > lo ? bin_block_size(hi - lo, tiles) : 0;
       if (per_block) {
@@ -325,7 +325,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         CUDA_CHECK_LAUNCH();
       }
       step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
-      const bool last = early_ ? lo == done_lo : hi == done_hi;
+      const bool last = load_.early ? lo == done_lo : hi == done_hi;
       unsigned long long total = 0;
       bool counting = per_block > 0;
       if (counting && first && guard == 0 && ids_.size() > 0) {
@@ -345,7 +345,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         const unsigned long long worst = host_stats_->max_block;
         pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
         if (total > ids_.size() || worst > static_cast<unsigned long long>(scatter_capacity_)) {
-          if (early_) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+          if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
           // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
           // starts again with the chunk (render() cleared them for this frame).
           if (f.tile_cycles) CUDA_CHECK(cudaMemsetAsync(f.tile_cycles, 0, tiles * sizeof *f.tile_cycles, stream()));
@@ -359,8 +359,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         stage("count");
         total = host_stats_->total;
         const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
-        if (!first && early_ && open == 0) break;                 // every tile has stopped
-        if (!first && early_ && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
+        if (!first && load_.early && open == 0) break;                 // every tile has stopped
+        if (!first && load_.early && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
           // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
           // circle reaches, such as the margins of a wide frame, never settle): more chunks will
           // not pay, so the rest goes in one chunk (halved again if it exceeds the budget).
@@ -370,7 +370,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         }
         if (total > budget_ && hi - lo > 1) {
           size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
-          if (!early_) chunk_ = size;
+          if (!load_.early) chunk_ = size;
           continue;
         }
         // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
@@ -408,19 +408,19 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
       pairs += total;
       first = false;
-      if (early_) {
+      if (load_.early) {
         done_hi = lo;
         size = std::min(size * 2, kMaxEarlyChunk);
       } else {
         done_lo = hi;
       }
       if (last) break;
-      if (ahead && early_ && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
+      if (ahead && load_.early && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
     }
     last_work_.pairs = pairs;
     last_work_.chunks = static_cast<std::uint64_t>(chunks);
     char buf[200];
-    std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", early_ ? " (early exit)" : "",
+    std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", load_.early ? " (early exit)" : "",
                   frame_.why.c_str(), chunks,
                   chunks == 1 ? "" : "s", pairs);
     if (binning_blocks)
@@ -440,7 +440,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     a.ranges = ranges_.get();
     a.ids = ids_sorted_;
     // The unsettled tiles the host reads with the next chunk's total are this shade's.
-    if (early_) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
+    if (load_.early) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
     shade(grid, f, a);
     stage("clear+shade");
   }
@@ -526,7 +526,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const bool in_shared = total > 2ull * static_cast<unsigned long long>(hi - lo);
     const std::size_t stage_bytes = in_shared ? kDupStage * (sizeof(unsigned) + sizeof(Key)) : 0;
     duplicate_pairs_kernel<Key><<<(hi - lo + kDupThreads - 1) / kDupThreads, kDupThreads, stage_bytes, stream()>>>(
-        c, lo, hi, f.view, tile_, tiles_x, early_ && !first ? settled_.get() : nullptr, counts_.get(), offsets_.get(),
+        c, lo, hi, f.view, tile_, tiles_x, load_.early && !first ? settled_.get() : nullptr, counts_.get(), offsets_.get(),
         total, in_shared, keys_buf.get(), ids_.get());
     CUDA_CHECK_LAUNCH();
     stage("duplicate", true);
@@ -565,7 +565,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   SceneFacts facts_;
   LoadPlan load_;
   FramePlan frame_;
-  bool early_;  // load_.early: frames composite front to back and stop early
   lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;
