@@ -15,20 +15,11 @@
 namespace circles {
 
 namespace {
-#if CIRCLES_HAVE_CUDA
-// cuda-tile-binned gets its scan as the lab variant's launcher: the kernels cannot link the lab
-// (it links them), the registry links both.
-std::unique_ptr<Renderer> make_tile_binned(const RendererSettings& s) {
-  const lab::Variant* v = find_lab_variant(s.scan);
-  if (!v || v->task != lab::Task::exclusive_scan || !v->launch)
-    throw std::invalid_argument("cuda-tile-binned: '" + s.scan + "' is not an exclusive scan of the lab");
-  return make_cuda_tile_binned_renderer(s, v->launch);
-}
-#else
+#if !CIRCLES_HAVE_CUDA
 std::unique_ptr<Renderer> no_cuda(const RendererSettings&) { throw std::runtime_error("this build has no CUDA support"); }
 #define make_cuda_naive_renderer no_cuda
 #define make_cuda_tile_scan_renderer no_cuda
-#define make_tile_binned no_cuda
+#define make_cuda_tile_binned_renderer no_cuda
 #endif
 
 // cuda-tile-scan's in-block compaction scan: its own ballot, or the block-level scan inside one of
@@ -53,9 +44,9 @@ std::vector<std::string> block_scan_notes() {
 }
 
 // cuda-tile-binned's scan of the per-circle tile counts (or of binning by counting's matrix): the
-// lab's device-wide exclusive scans (32-bit). The lab's look-back scan is the default: one
-// kernel where CUB's runs two, 1-2 us less a binned frame on the H100 at these sizes (2M cells:
-// 0.013 -> 0.011-0.012 ms; docs/bench/shade5/ab_dropped.log).
+// device-wide exclusive scans (kernels/primitives/device_scan.h, the lab's scan ladder). The
+// look-back scan is the default: one kernel where CUB's runs two, and launched dependent on the
+// count kernel it overlaps that kernel's tail.
 std::vector<std::string> device_scans() {
   return {"scan-lookback", "scan-cub", "scan-warp-shuffle", "scan-blelloch-padded", "scan-blelloch-shared",
           "scan-hillis-steele", "scan-blelloch-global"};
@@ -91,7 +82,7 @@ const std::vector<RendererInfo>& renderer_registry() {
        "--early-exit: front to back, stopping settled pixels and tiles; --half-colour: R, G and B blended in "
        "half precision by the eight-pixel walk",
        "kernels/renderers/binned/", true, {32, 16}, {}, device_scans(), device_scan_notes(),
-       make_tile_binned, true, true, true},
+       make_cuda_tile_binned_renderer, true, true, true},
   };
   return list;
 }

@@ -22,8 +22,8 @@
 // Early exit (--early-exit) walks the chunks from the last circle back (each twice the one
 // before), composites front to back, and stops a pixel once what lies below can move no 8-bit
 // channel, a tile once its pixels have, binning the next chunk only into the tiles still open.
-// The scan is one of the kernel lab's device-wide exclusive scans (`--scan`; the decoupled
-// look-back by default), handed in as a launcher.
+// The scan is one of the device-wide exclusive scans of kernels/primitives/device_scan.h
+// (`--scan`; the decoupled look-back by default), the same the kernel lab's scan ladder times.
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -45,7 +45,8 @@
 #include "kernels/renderers/base.cuh"
 #include "kernels/renderers/cuda_renderers.h"
 #include "kernels/cuda/dependent_launch.cuh"
-#include "kernels/lab/lab_launch.h"
+#include "kernels/cuda/scratch.h"
+#include "kernels/primitives/device_scan.h"
 #include "kernels/primitives/warp.cuh"
 #include "kernels/renderers/tile_common.cuh"
 #include "kernels/renderers/binned/geometry.cuh"
@@ -73,9 +74,8 @@ int bits_for(unsigned n) {
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
-  CudaTileBinnedRenderer(int tile, lab::LaunchFn scan, bool early, bool half_colour, const BinnedChoices& forced)
+  CudaTileBinnedRenderer(int tile, DeviceScan scan, bool early, bool half_colour, const BinnedChoices& forced)
       : tile_(tile), scan_(scan), asked_{tile, early, half_colour, forced} {
-    if (!scan_) throw std::invalid_argument("cuda-tile-binned: no scan launcher (a build without the lab?)");
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
     CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
@@ -461,20 +461,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     return blocks * tiles <= kBinMaxMatrix ? per : 0;
   }
 
-  // The "scan" stage: the exclusive scan of n counts that the count kernel just wrote (`--scan`'s
-  // launcher, launched dependent on that kernel: the look-back scan overlaps its tail) into out.
+  // The "scan" stage: the exclusive scan of n counts that the count kernel just wrote (`--scan`,
+  // launched dependent on that kernel: the look-back scan overlaps its tail) into out.
   void scan(const DeviceBuffer<int>& in, DeviceBuffer<int>& out, std::size_t n) {
     stage_begin("scan");
     out.reserve(std::max<std::size_t>(n, 1));
-    lab::LaunchArgs s;
-    s.in = in.get();
-    s.out = out.get();
-    s.shape.n = n;
-    s.type = lab::Elem::i32;
-    s.scratch = &scratch_;
-    s.stream = stream();
-    s.dependent = true;
-    scan_(s);
+    device_exclusive_sum(scan_, in.get(), out.get(), n, scratch_, stream(), /*dependent=*/true);
     stage("scan", true);
   }
 
@@ -558,14 +550,14 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   static constexpr int kMaxEarlyChunk = 1 << 24;  // early exit's chunks double up to this
   const int tile_;
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
-  const lab::LaunchFn scan_;  // a lab exclusive_scan launcher (app/common/registry.cpp picks it)
+  const DeviceScan scan_;  // `--scan`
   // The plan (plan.h): what was asked for, the loaded scene's facts, the load's and the last
   // frame's decisions.
   const Asked asked_;
   SceneFacts facts_;
   LoadPlan load_;
   FramePlan frame_;
-  lab::Scratch scratch_;      // its temporaries; grows to the largest chunk, then stays
+  Scratch scratch_;      // the scan's temporaries; grow to the largest chunk, then stay
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;
   int chunk_ = 0;  // exact mode: circles per chunk that fit the budget last time
@@ -592,7 +584,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s, lab::LaunchFn scan) {
+std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s) {
+  DeviceScan scan = DeviceScan::lookback;
+  if (!s.scan.empty() && !parse_device_scan(s.scan, &scan))
+    throw std::invalid_argument("cuda-tile-binned: '" + s.scan + "' is not a device-wide scan");
   return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour, s.binned);
 }
 
