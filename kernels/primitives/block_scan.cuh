@@ -1,5 +1,5 @@
 // Block-level exclusive scans, shared by the kernel lab's device-wide scan ladder
-// (kernels/lab/scan.cu: its tile scans) and cuda-tile-scan's in-block compaction (`--scan`,
+// (kernels/primitives/device_scan.cu: its tile scans) and cuda-tile-scan's in-block compaction (`--scan`,
 // kernels/renderers/tile_common.cuh). Header-only device code. Every scan here contains
 // __syncthreads(): every thread of the block must call it, and a caller that reuses the shared
 // storage must pass a barrier first.
