@@ -117,11 +117,15 @@ class Renderer {
   };
   virtual bool heat_counts(int /*tile*/, HeatCounts* /*out*/) { return false; }
   // time_tiles(true): from the next render() on, each block of the shade kernel records its
-  // clock64() cycles; tile_cycles() returns the last rendered frame's (waits), per tile of the
-  // renderer's own tile size (*tile), summed over the frame's shade launches (a frame binned in
-  // chunks shades each tile once a chunk), row 0 = bottom; empty when off or not supported.
+  // clock64() cycles, copied to the host behind the frame; tile_cycles() returns the newest frame's
+  // whose copy has finished (never waits; with wait = true it waits for the copy in flight), per
+  // tile of the renderer's own tile size (*tile), summed over the frame's shade launches (a frame
+  // binned in chunks shades each tile once a chunk), row 0 = bottom; empty when off, not supported,
+  // or before the first copy at the current size has finished.
   virtual bool time_tiles(bool /*on*/) { return false; }
-  virtual std::vector<double> tile_cycles(int* /*tile*/, int* /*tiles_x*/, int* /*tiles_y*/) { return {}; }
+  virtual std::vector<double> tile_cycles(int* /*tile*/, int* /*tiles_x*/, int* /*tiles_y*/, bool /*wait*/ = true) {
+    return {};
+  }
   // The Counters panel's per-stage measurements (GPU renderers): while set, render() opens the
   // hardware-counter range (kernels/cuda/counters.h, counters_range_push/pop) around that stage's
   // kernels only. "" turns it off. False where the renderer has no such hook.

@@ -75,7 +75,8 @@ lab::Variant on_host(lab::Variant v) {
 
 const std::vector<lab::Variant>& lab_registry() {
   static const char* kReduce = "kernels/lab/reduce.cu";
-  static const char* kScan = "kernels/lab/scan.cu";
+  static const char* kScan = "kernels/primitives/device_scan.cu";  // the ladder; its applications: kScanApps
+  static const char* kScanApps = "kernels/lab/scan.cu";
   static const char* kTranspose = "kernels/lab/transpose.cu";
   static const char* kBanks = "kernels/lab/banks.cu";
   static const char* kConv = "kernels/lab/conv.cu";
@@ -143,13 +144,13 @@ const std::vector<lab::Variant>& lab_registry() {
            "look-back), so every element is read once and written once"),
       as_reference(rung(S, Task::exclusive_scan, "scan-cub", kScan, kBoth, LAB_FN(scan_cub),
                         "cub::DeviceScan::ExclusiveSum: the library line")),
-      rung(S, Task::find_repeats, "find-repeats", kScan, kInt, LAB_FN(find_repeats),
+      rung(S, Task::find_repeats, "find-repeats", kScanApps, kInt, LAB_FN(find_repeats),
            "every i with a[i] == a[i+1], in order: flag, scan the flags, scatter the indices"),
-      rung(S, Task::compact, "compact-scan", kScan, kInt, LAB_FN(compact_scan),
+      rung(S, Task::compact, "compact-scan", kScanApps, kInt, LAB_FN(compact_scan),
            "keep the elements > 0 in order (the renderer's culling step): flag, scan, scatter"),
-      as_reference(rung(S, Task::compact, "compact-cub", kScan, kInt, LAB_FN(compact_cub),
+      as_reference(rung(S, Task::compact, "compact-cub", kScanApps, kInt, LAB_FN(compact_cub),
                         "cub::DeviceSelect::If with the same predicate: the library line")),
-      rung(S, Task::segmented_scan, "segmented-scan", kScan, kBoth, LAB_FN(segmented_scan),
+      rung(S, Task::segmented_scan, "segmented-scan", kScanApps, kBoth, LAB_FN(segmented_scan),
            "exclusive scan restarted at every head flag: the scan operator on (flag, value) pairs"),
 
       // --- transpose: float, height x width in, width x height out; bytes = 2 * w * h * 4 ---

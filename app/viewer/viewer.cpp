@@ -23,7 +23,7 @@
 #include "app/gl/gl_surface.h"
 #include "app/gl/gl_util.h"
 #include "app/gl/interop.h"
-#include "app/viewer/live_lab.h"
+#include "app/viewer/tools/live_lab.h"
 #include "app/viewer/panels/panels.h"
 #include "kernels/cuda/counters.h"
 #include "app/common/host_memory.h"
@@ -655,6 +655,41 @@ void Viewer::print_summary() const {
   std::fflush(stdout);
 }
 
+ToolFrame Viewer::tool_frame(bool last_frame) {
+  return ToolFrame{*renderer_,
+                   renderer_name_,
+                   *scene_,
+                   scene_source_,
+                   render_w_,
+                   render_h_,
+                   last_frame,
+                   displayed_,
+                   cfg_.opt,
+                   cfg_.no_cuda_reason,
+                   last_renderer_timings_,
+                   *presenter_,
+                   [this](const std::string& name, double ms) { record(name, ms); },
+                   [this] { check_failed_ = true; }};
+}
+
+void Viewer::run_tools(bool last_frame) {
+  const ToolFrame f = tool_frame(last_frame);
+  const ViewerOptions& o = cfg_.opt;
+  frame_stats_.update(f);
+  kernels_.update(f);
+  counters_.update(f);
+  transpose_.update(f);
+  heat_.update(f, transpose_.shown());
+  if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
+    transpose_.check(f);
+    if (!ui_.frame_stats.transpose_check_ok && !o.transpose_view.empty()) check_failed_ = true;
+  }
+  if (ui_.frame_stats.check_requested || (last_frame && !o.frame_stats.empty())) {
+    frame_stats_.check(f);
+    if (!ui_.frame_stats.check_ok && !o.frame_stats.empty()) check_failed_ = true;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 int Viewer::run() {
@@ -714,19 +749,7 @@ int Viewer::run() {
       ui_.inspector.reveal = 2;
     }
     ui_.inspector.busy = inspector_.busy();
-    run_frame_stats();
-    run_kernels(last_frame);
-    run_counters(last_frame);
-    run_transpose_view(last_frame);
-    run_heat(last_frame);
-    if (ui_.frame_stats.transpose_check_requested || (last_frame && !o.transpose_view.empty())) {
-      check_transpose_view();
-      if (!ui_.frame_stats.transpose_check_ok && !o.transpose_view.empty()) check_failed_ = true;
-    }
-    if (ui_.frame_stats.check_requested || (last_frame && !o.frame_stats.empty())) {
-      check_frame_stats();
-      if (!ui_.frame_stats.check_ok && !o.frame_stats.empty()) check_failed_ = true;
-    }
+    run_tools(last_frame);
 
     // 4. The UI (it shows the frame just rendered); its requests apply next frame.
     fill_ui();
@@ -746,13 +769,13 @@ int Viewer::run() {
     glClearColor(Presenter::kLetterbox[0], Presenter::kLetterbox[1], Presenter::kLetterbox[2], 1.f);
     glClear(GL_COLOR_BUFFER_BIT);
     GL_CHECK("clear");
-    const OverlayMode overlay = transpose_shown_ ? OverlayMode::Replace
-                                : heat_shown_       ? (ui_.heat.blend ? OverlayMode::Blend : OverlayMode::Replace)
+    const OverlayMode overlay = transpose_.shown() ? OverlayMode::Replace
+                                : heat_.shown()       ? (ui_.heat.blend ? OverlayMode::Blend : OverlayMode::Replace)
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
-                     heat_shown_ ? ui_.heat.alpha : ui_.check.blend_alpha);
+                     heat_.shown() ? ui_.heat.alpha : ui_.check.blend_alpha);
     ui_timer_->begin();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ui_timer_->end();

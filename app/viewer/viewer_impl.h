@@ -1,7 +1,7 @@
-// The viewer's frame loop as a class, for the files that implement it: app/viewer/viewer.cpp (the loop,
-// state changes, the UI and the checks) and app/viewer/viewer_measure.cpp (what the measurement panels
-// run over the frame: frame statistics, the transpose view, the heat map, the Kernels panel's lab
-// runs and the hardware counters). Not an interface: run_viewer() (app/viewer/viewer.h) is.
+// The viewer's frame loop as a class, for app/viewer/viewer.cpp (the loop, state changes, the UI
+// and the checks). The live tools it calls each frame (frame statistics, the transpose view, the
+// heat map, the Kernels panel's lab runs, the hardware counters) are objects in app/viewer/tools/.
+// Not an interface: run_viewer() (app/viewer/viewer.h) is.
 #pragma once
 
 #include <glad/gl.h>
@@ -22,10 +22,15 @@
 #include "app/viewer/inspector.h"
 #include "app/gl/interop.h"
 #include "app/common/lab_registry.h"
-#include "app/viewer/live_lab.h"
+#include "app/viewer/tools/counters_tool.h"
+#include "app/viewer/tools/frame_stats_tool.h"
+#include "app/viewer/tools/heat_tool.h"
+#include "app/viewer/tools/kernels_tool.h"
+#include "app/viewer/tools/tool.h"
 #include "app/viewer/panels/panels.h"
 #include "app/viewer/viewer.h"
 #include "app/viewer/viewer_layout.h"
+#include "app/viewer/viewer_log.h"
 #include "app/viewer/viewer_state.h"
 #include "render/compare.h"
 #include "render/image.h"
@@ -33,10 +38,6 @@
 namespace circles {
 
 namespace viewer_detail {
-using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b);
-// Progress and notices go to stderr, prefixed "viewer: ", one line each (tests read them).
-void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 class ImGuiSession;  // the ImGui context and its backends (app/viewer/viewer.cpp)
 }  // namespace viewer_detail
 
@@ -119,30 +120,14 @@ class Viewer {
   std::vector<std::pair<std::string, std::vector<double>>> samples_;  // for the summary
   std::int64_t displayed_ = 0;
   PixelInspector inspector_;
-  lab::FrameReducer frame_reducer_;
-  std::string frame_stats_variant_;  // the variant of the request in flight
-  // The lab's reductions over the frame: enqueue behind the render (never waiting), collect when
-  // done; check_frame_stats() runs one synchronously and compares it with the CPU's sums.
-  void run_frame_stats();
-  void check_frame_stats();
-  // The transpose view: a lab transpose over the frame every frame, shown through the overlay.
-  lab::FrameTransposer transposer_;
-  std::string transpose_variant_;  // the variant of the request in flight
-  bool transpose_shown_ = false;   // the overlay holds the transposed frame
-  void run_transpose_view(bool last_frame);
-  bool enqueue_transpose();  // the chosen variant over the frame on screen; false while one runs
-  void check_transpose_view();
-  // The heat map: counts (or the shade kernel's cycles) of the frame on screen, through the overlay.
-  void run_heat(bool last_frame);
-  bool heat_shown_ = false;    // the overlay holds the heat map
-  bool timing_tiles_ = false;  // the renderer records its shade cycles
-  std::string heat_key_;       // what the map on screen shows (mode, frame, size, renderer)
-  // The Kernels panel's lab runs: enqueued behind the frame, collected without waiting.
-  LiveLab live_lab_;
-  void run_kernels(bool last_frame);
-  // The Counters panel: its targets each frame; a measurement when asked (or --counters at the end).
-  void run_counters(bool last_frame);
-  bool counters_done_ = false;  // --counters measured once
+  // The live tools, called in this order each displayed frame (app/viewer/tools/).
+  FrameStatsTool frame_stats_{ui_};
+  KernelsTool kernels_{ui_};
+  CountersTool counters_{ui_, kernels_};
+  TransposeTool transpose_{ui_};
+  HeatTool heat_{ui_};
+  ToolFrame tool_frame(bool last_frame);  // what they see of the frame on screen
+  void run_tools(bool last_frame);
   bool inspect_sent_ = false;  // --inspect given once
   int hover_i_ = -1, hover_j_ = -1;  // the pixel last inspected by hovering
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom

@@ -9,7 +9,7 @@
 #include "app/common/host_memory.h"
 #include "app/viewer/viewer.h"
 #include "render/output_file.h"
-#include "app/viewer/live_lab.h"
+#include "app/viewer/tools/live_lab.h"
 #include "app/viewer/viewer_layout.h"
 #include "app/common/lab_registry.h"
 #include "app/common/registry.h"

@@ -169,7 +169,7 @@ struct FrameStatsUi {
 };
 
 // The Kernels panel (app/viewer/panels/kernels_panel.cpp): one task of a lab family, its variants ticked to run
-// on an input of the chosen size, each checked against the CPU once and then timed live (app/viewer/live_lab.h
+// on an input of the chosen size, each checked against the CPU once and then timed live (app/viewer/tools/live_lab.h
 // fills in the results; the panel only edits the choices).
 struct KernelRow {
   std::string name, description;

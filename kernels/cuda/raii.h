@@ -69,6 +69,33 @@ class DeviceBuffer {
   std::size_t n_ = 0;
 };
 
+// Page-locked host memory (cudaMallocHost) for asynchronous copies from the device: n elements,
+// reallocated only when it must grow; contents are not kept then.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() {
+    if (ptr_) CUDA_CHECK_PRINT(cudaFreeHost(ptr_));
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void reserve(std::size_t n) {
+    if (n <= n_) return;
+    if (ptr_) CUDA_CHECK(cudaFreeHost(ptr_));
+    ptr_ = nullptr;
+    n_ = 0;
+    CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T)));
+    n_ = n;
+  }
+  T* get() const { return ptr_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
 class CudaStream {
  public:
   CudaStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }

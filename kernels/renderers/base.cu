@@ -167,6 +167,21 @@ void CudaRenderer::render() {
     swap_after_draw_ = false;
   }
   timer_.close(stream());
+  if (timing_tiles_ && shade_tile() && !cycles_pending_) {  // behind the frame, read without a wait later
+    const std::size_t n = tile_count();
+    cycles_host_.reserve(n);
+    CUDA_CHECK(cudaMemcpyAsync(cycles_host_.get(), tile_cycles_.get(), n * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost, stream()));
+    cycles_copied_.record(stream());
+    cycles_pending_ = true;
+    cycles_pending_w_ = view_.width;
+    cycles_pending_h_ = view_.height;
+  }
+}
+
+std::size_t CudaRenderer::tile_count() const {
+  const int t = shade_tile();
+  return static_cast<std::size_t>((view_.width + t - 1) / t) * ((view_.height + t - 1) / t);
 }
 
 namespace {
@@ -238,21 +253,27 @@ bool CudaRenderer::heat_counts(int tile, HeatCounts* out) {
 
 bool CudaRenderer::time_tiles(bool on) {
   if (shade_tile() == 0) return false;
+  if (timing_tiles_ != on) cycles_last_.clear();
   timing_tiles_ = on;
   return true;
 }
 
-std::vector<double> CudaRenderer::tile_cycles(int* tile, int* tiles_x, int* tiles_y) {
+std::vector<double> CudaRenderer::tile_cycles(int* tile, int* tiles_x, int* tiles_y, bool wait) {
   const int t = shade_tile();
-  if (!timing_tiles_ || t == 0 || tile_cycles_.size() == 0) return {};
+  if (!timing_tiles_ || t == 0) return {};
+  if (cycles_pending_ && cycles_copied_.done(wait)) {
+    cycles_pending_ = false;
+    cycles_w_ = cycles_pending_w_;
+    cycles_h_ = cycles_pending_h_;
+    const std::size_t n = static_cast<std::size_t>((cycles_w_ + t - 1) / t) * ((cycles_h_ + t - 1) / t);
+    cycles_last_.assign(cycles_host_.get(), cycles_host_.get() + n);
+  }
+  // Only a map of the current size: one from before a resize would not fit the frame.
+  if (cycles_last_.empty() || cycles_w_ != view_.width || cycles_h_ != view_.height) return {};
   *tile = t;
   *tiles_x = (view_.width + t - 1) / t;
   *tiles_y = (view_.height + t - 1) / t;
-  std::vector<unsigned long long> raw(static_cast<std::size_t>(*tiles_x) * *tiles_y);
-  CUDA_CHECK(cudaMemcpyAsync(raw.data(), tile_cycles_.get(), raw.size() * sizeof(unsigned long long),
-                             cudaMemcpyDeviceToHost, stream()));
-  CUDA_CHECK(cudaStreamSynchronize(stream()));
-  return std::vector<double>(raw.begin(), raw.end());
+  return cycles_last_;
 }
 
 void CudaRenderer::read_image(Image* out) {

@@ -108,7 +108,7 @@ class CudaRenderer : public Renderer {
     return true;
   }
   bool time_tiles(bool on) override;
-  std::vector<double> tile_cycles(int* tile, int* tiles_x, int* tiles_y) override;
+  std::vector<double> tile_cycles(int* tile, int* tiles_x, int* tiles_y, bool wait) override;
   const void* device_pixels() const override { return image_.get(); }
   void* device_stream() const override { return stream_.get(); }
 
@@ -180,6 +180,14 @@ class CudaRenderer : public Renderer {
   bool timing_tiles_ = false;
   std::string profiled_;  // the stage whose kernels the counter range covers ("" none)
   DeviceBuffer<unsigned long long> tile_cycles_;  // one per tile of the smallest tile (16)
+  // The cycles' copy to the host, enqueued behind a frame when none is in flight.
+  std::size_t tile_count() const;  // tiles of shade_tile() over the frame
+  PinnedBuffer<unsigned long long> cycles_host_;
+  CudaEvent cycles_copied_;
+  bool cycles_pending_ = false;
+  int cycles_pending_w_ = 0, cycles_pending_h_ = 0;  // the size of the frame in flight
+  std::vector<double> cycles_last_;                  // the newest copied frame's, at cycles_w_ x cycles_h_
+  int cycles_w_ = 0, cycles_h_ = 0;
   DeviceBuffer<int> heat_tiles_, heat_pixels_;
 };
 

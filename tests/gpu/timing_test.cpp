@@ -118,6 +118,14 @@ TEST(GpuRenderer, HeatCountsMatchTheCpuWalkAndTilesAreTimed) {
       const double again_sum = std::accumulate(again.begin(), again.end(), 0.0);
       EXPECT_LT(again_sum, 1.6 * first_sum) << name;
       EXPECT_LT(first_sum, 1.6 * again_sum) << name;
+      // Without a wait (the viewer's heat map): the newest finished copy, or nothing yet; never a
+      // partial map. After frames with no read between them, the one in flight is the only copy.
+      for (int k = 0; k < 3; ++k) r->render();
+      const std::vector<double> polled = r->tile_cycles(&tile, &tx, &ty, false);
+      EXPECT_TRUE(polled.empty() || polled.size() == cycles.size()) << name;
+      const std::vector<double> waited = r->tile_cycles(&tile, &tx, &ty, true);
+      ASSERT_EQ(waited.size(), cycles.size()) << name;
+      for (double c : waited) EXPECT_GT(c, 0.0);
       r->time_tiles(false);
     }
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "app/viewer/live_lab.h"
+#include "app/viewer/tools/live_lab.h"
 #include "app/viewer/viewer_layout.h"
 #include "app/viewer/viewer_state.h"
 #include "kernels/lab/frame_stats.h"

@@ -2,7 +2,7 @@
 // chosen size (HBM-sized, or small enough to stay in the 50 MB L2), each checked against the CPU
 // once and then timed every frame (one variant per frame, in turn) or all at once; a table of
 // check, median ms and GB/s (hover a time for the variant's history), and a bar chart of GB/s with the device copy of the same bytes drawn across.
-// The runner (app/viewer/live_lab.cpp) does the work; this only draws KernelsUi and edits its choices.
+// The runner (app/viewer/tools/live_lab.cpp) does the work; this only draws KernelsUi and edits its choices.
 #include <imgui.h>
 
 #include <algorithm>

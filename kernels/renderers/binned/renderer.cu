@@ -78,7 +78,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       : tile_(tile), scan_(scan), asked_{tile, early, half_colour, forced} {
     if (tile_ != kSmallTile && tile_ != kLargeTile)  // the registry lets only these through
       throw std::invalid_argument("cuda-tile-binned: tile " + std::to_string(tile_) + ", not 16 or 32");
-    CUDA_CHECK(cudaMallocHost(&host_stats_, sizeof *host_stats_));
+    host_stats_buf_.reserve(1);
+    host_stats_ = host_stats_buf_.get();
     *host_stats_ = ChunkStats{0, 0};
     // Choices forced (RendererSettings::binned; tests and experiments), each checked by the
     // registry's resolve_settings.
@@ -90,8 +91,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     }
     forced_few_ = forced.few_scatter;
   }
-  ~CudaTileBinnedRenderer() override { CUDA_CHECK_PRINT(cudaFreeHost(host_stats_)); }
-
   void load(const Scene& scene, int width, int height) override {
     const std::size_t n = scene.circles.size();
     facts_ = scene_facts(scene, width, height);
@@ -579,7 +578,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   DeviceBuffer<uint2> ranges_;
   DeviceBuffer<unsigned char> temp_, settled_;
   DeviceBuffer<float> transmittance_;
-  ChunkStats* host_stats_ = nullptr;  // pinned
+  PinnedBuffer<ChunkStats> host_stats_buf_;
+  ChunkStats* host_stats_ = nullptr;  // host_stats_buf_'s one element
 };
 
 }  // namespace

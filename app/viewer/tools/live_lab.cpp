@@ -3,7 +3,7 @@
 // and the render thread, which only enqueues timed runs and polls their events. The render thread
 // starts the worker only when no timed run is in flight, and enqueues runs only when the worker is
 // done, so the two never touch the bench at once.
-#include "app/viewer/live_lab.h"
+#include "app/viewer/tools/live_lab.h"
 
 #include <algorithm>
 #include <chrono>
