@@ -131,6 +131,7 @@ class CpuRenderer : public Renderer {
   }
 
   void read_image(Image* out) override { *out = image_; }
+  void read_rgba8(std::uint8_t* dst) override { to_rgba8_bottom_up(image_, dst); }
   Float4 read_pixel(int i, int j) override { return image_.at(i, j); }
   std::int64_t frame() const override { return scene_.frame; }
   std::vector<StageTiming> timings(bool /*wait*/) const override {

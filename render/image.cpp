@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "render/cpu_renderers.h"
+
 #include "render/raster.h"
 
 namespace circles {
@@ -20,6 +22,23 @@ std::vector<std::uint8_t> to_rgba8(const Image& img) {
     }
   }
   return out;
+}
+
+void to_rgba8_bottom_up(const Image& img, std::uint8_t* dst, unsigned threads) {
+  struct Ctx {
+    const Float4* src;
+    std::uint8_t* dst;
+  } ctx{img.pixels.data(), dst};
+  const std::size_t n = img.pixels.size();
+  parallel_for(
+      n, std::size_t{1} << 16,
+      [](void* c, std::size_t b, std::size_t e) {
+        const Ctx& x = *static_cast<const Ctx*>(c);
+        const float* in = &x.src[b].x;
+        std::uint8_t* out = x.dst + 4 * b;
+        for (std::size_t k = 0; k < 4 * (e - b); ++k) out[k] = to_byte_fast(in[k]);
+      },
+      &ctx, threads);
 }
 
 }  // namespace circles

@@ -82,6 +82,15 @@ class Renderer {
   virtual void render() = 0;
   // Copies the last rendered image to the host.
   virtual void read_image(Image* out) = 0;
+  // The last rendered image as 8-bit RGBA (to_byte per channel), row 0 = bottom: width * height
+  // * 4 bytes into dst, for the viewer's host-copy path. The default reads the image and converts
+  // it on every core; the CPU renderers convert their own image without the copy, and the GPU
+  // renderers convert on the device and copy a quarter of the bytes.
+  virtual void read_rgba8(std::uint8_t* dst) {
+    Image img;
+    read_image(&img);
+    to_rgba8_bottom_up(img, dst);
+  }
   // One pixel (row 0 = bottom) of the last rendered image, for the pixel inspector; the default
   // copies the whole image.
   virtual Float4 read_pixel(int i, int j) {

@@ -1,6 +1,6 @@
 // The viewer's frame loop, shared by the window and the offscreen context:
 //   carry out last frame's requests -> (resize) -> advance -> render -> frame into the GL texture
-//   (CUDA-GL interop: surface or pbo; or read_image + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
+//   (CUDA-GL interop: surface or pbo; or read_rgba8 + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
 //   swap (or fence) -> collect timings without blocking.
 #include "app/viewer/viewer_impl.h"
 
@@ -169,7 +169,7 @@ void Viewer::setup() {
   if (cfg_.force_no_interop) {
     interop_off_reason_ = "interop disabled by " + cfg_.no_interop_source;
     notice("CUDA-GL interop disabled (" + cfg_.no_interop_source +
-           "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
+           "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
   } else {
     std::string why;
     interop_ = make_cuda_gl_interop(cfg_.interop_path, &why);
@@ -379,7 +379,7 @@ void Viewer::frame_to_texture() {
     } catch (const std::exception& e) {
       interop_off_reason_ = std::string("interop failed: ") + e.what();
       notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + e.what() +
-             "): CUDA frames go through a host copy (read_image + glTexSubImage2D).");
+             "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
       try {
         interop_->detach();
       } catch (const std::exception&) {
@@ -387,16 +387,19 @@ void Viewer::frame_to_texture() {
       interop_.reset();
     }
   }
+  // The host copy: the frame's 8-bit bytes (a GPU renderer converts on the device and copies a
+  // quarter of the float image's bytes; a CPU renderer converts its image on every core), then
+  // glTexSubImage2D.
   const auto t0 = Clock::now();
-  renderer_->read_image(&host_image_);
+  host_rgba8_.resize(static_cast<std::size_t>(render_w_) * render_h_ * 4);
+  renderer_->read_rgba8(host_rgba8_.data());
   const auto t1 = Clock::now();
-  const std::vector<std::uint8_t> bytes = to_texture_rgba8(host_image_);
-  presenter_->upload_frame(bytes.data());
+  presenter_->upload_frame(host_rgba8_.data());
   const auto t2 = Clock::now();
-  record("copy: read_image", ms_between(t0, t1));
-  record("copy: convert+upload", ms_between(t1, t2));
-  set_present_path(device ? "host copy: read_image + glTexSubImage2D (" + interop_off_reason_ + ")"
-                          : "host copy: read_image + glTexSubImage2D (CPU renderer)");
+  record("copy: read 8-bit", ms_between(t0, t1));
+  record("copy: upload", ms_between(t1, t2));
+  set_present_path(device ? "host copy: read_rgba8 + glTexSubImage2D (" + interop_off_reason_ + ")"
+                          : "host copy: read_rgba8 + glTexSubImage2D (CPU renderer)");
 }
 
 bool Viewer::export_frame(const std::string& path) {

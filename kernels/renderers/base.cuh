@@ -93,6 +93,7 @@ class CudaRenderer : public Renderer {
   }
   void render() override;
   void read_image(Image* out) override;
+  void read_rgba8(std::uint8_t* dst) override;
   Float4 read_pixel(int i, int j) override;
   std::vector<StageTiming> timings(bool wait) const override;
   std::int64_t frame() const override { return frame_; }
@@ -189,6 +190,7 @@ class CudaRenderer : public Renderer {
   std::vector<double> cycles_last_;                  // the newest copied frame's, at cycles_w_ x cycles_h_
   int cycles_w_ = 0, cycles_h_ = 0;
   DeviceBuffer<int> heat_tiles_, heat_pixels_;
+  DeviceBuffer<uchar4> rgba8_;  // read_rgba8's bytes on the device
 };
 
 }  // namespace circles

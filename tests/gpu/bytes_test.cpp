@@ -109,6 +109,30 @@ TEST(GpuRenderer, TransparentBackgroundsGetCpuRefsAlpha) {
   }
 }
 
+// The viewer's host copy (read_rgba8: converted on the device, a quarter of the bytes copied) is
+// the float image's bytes by to_byte, alpha past 1 and the odd size included.
+TEST(GpuRenderer, Rgba8ReadIsTheImagesBytes) {
+  for (const std::string& name : gpu_renderers()) {
+    REQUIRE_RENDERER(*find_renderer(name));
+    Scene scene = cached_scene("rand10k");
+    scene.background = Background{};
+    scene.background.top = Float4{.2f, .4f, 1.5f, 0.f};
+    auto gpu = make_renderer(name);
+    gpu->load(scene, 257, 193);
+    gpu->render();
+    Image img;
+    gpu->read_image(&img);
+    std::vector<std::uint8_t> want(static_cast<std::size_t>(257) * 193 * 4), got(want.size(), 0xA5);
+    to_rgba8_bottom_up(img, want.data());
+    gpu->read_rgba8(got.data());
+    EXPECT_EQ(want, got) << name;
+    std::size_t opaque = 0;
+    for (std::size_t k = 3; k < got.size(); k += 4) opaque += got[k] == 255;
+    EXPECT_GT(opaque, 0u) << name;           // alpha past 1 clamps to 255
+    EXPECT_LT(opaque, got.size() / 4) << name;  // and some pixels stay uncovered
+  }
+}
+
 // No circles at all: the clear alone, at a size smaller than one tile in y.
 TEST(GpuRenderer, EmptySceneIsTheBackground) {
   for (const std::string& name : gpu_renderers()) {
