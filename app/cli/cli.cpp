@@ -537,6 +537,13 @@ int run_cli(int argc, const char* const* argv) {
                    "object on the registered texture, or into a registered pixel buffer copied by "
                    "glTexSubImage2D (unused without a CUDA renderer)")
       ->capture_default_str();
+  view->add_option("--ui-scale", view_opt.ui_scale,
+                   "the panels' size and font scale (0.5..4); default: the monitor's content scale in a window, "
+                   "1 offscreen")
+      ->check(CLI::Range(0.5f, 4.f));
+  view->add_option("--font-size", view_opt.font_size, "the panels' font size in pixels (6..64); default 13 x the UI scale")
+      ->check(CLI::Range(6.f, 64.f));
+  view->add_flag("--open-panels", view_opt.open_panels, "open every panel (a screenshot then shows the whole UI)");
 #else
   CLI::App* view = app.add_subcommand("view", "interactive viewer (not in this build: configured without the GUI)");
   view->allow_extras();

@@ -25,6 +25,9 @@ class GlSurface {
   // Drawable size in pixels, and framebuffer pixels per ImGui (window) coordinate.
   virtual void framebuffer_size(int* w, int* h) const = 0;
   virtual float pixel_scale() const { return 1.f; }
+  // The display's content scale (the desktop's scaling setting: 2 on a 4K monitor at 200%), in
+  // framebuffer pixels per logical pixel; 1 offscreen.
+  virtual float content_scale() const { return 1.f; }
 
   virtual bool should_close() const = 0;
   virtual void request_close() = 0;

@@ -78,6 +78,11 @@ class GlfwSurface final : public GlSurface {
     glfwGetFramebufferSize(window_.get(), &fw, &fh);
     return ww > 0 ? static_cast<float>(fw) / static_cast<float>(ww) : 1.f;
   }
+  float content_scale() const override {
+    float x = 1.f, y = 1.f;
+    glfwGetWindowContentScale(window_.get(), &x, &y);
+    return x > 0.f ? x : 1.f;
+  }
   bool should_close() const override { return glfwWindowShouldClose(window_.get()); }
   void request_close() override { glfwSetWindowShouldClose(window_.get(), GLFW_TRUE); }
   void poll_events() override { glfwPollEvents(); }

@@ -67,18 +67,25 @@ std::string interop_present_path(InteropPath p) {
 // The ImGui context with its two backends, torn down in reverse order on every exit path.
 class ImGuiSession {
  public:
-  explicit ImGuiSession(GlSurface& surface) : surface_(surface) {
+  // `scale`: the UI's scale (sizes and spacing); `font_px`: the font's size in pixels.
+  ImGuiSession(GlSurface& surface, float scale, float font_px) : surface_(surface) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     try {
       ImGuiIO& io = ImGui::GetIO();
       io.IniFilename = nullptr;  // fixed layout: nothing to remember, no file written
       io.LogFilename = nullptr;
+      // ImGui's own font (ProggyClean, drawn for 13 px) at the asked size: whole multiples stay
+      // crisp, and nothing is read from the system.
+      ImFontConfig font;
+      font.SizePixels = font_px;
+      io.Fonts->AddFontDefault(&font);
       ImGui::StyleColorsDark();
       ImGuiStyle& style = ImGui::GetStyle();
       style.WindowRounding = 0.f;
       style.WindowBorderSize = 0.f;
       style.Colors[ImGuiCol_WindowBg].w = 1.f;  // an opaque column: the scene area stays clean
+      style.ScaleAllSizes(scale);
       surface_.imgui_init();
       platform_ = true;
       if (!ImGui_ImplOpenGL3_Init("#version 330 core")) throw std::runtime_error("ImGui_ImplOpenGL3_Init failed");
@@ -158,7 +165,17 @@ void Viewer::setup() {
   ui_.view.surface = surface_->description();
   ui_.view.gl = gl;
 
-  imgui_ = std::make_unique<ImGuiSession>(*surface_);
+  // The UI's scale: --ui-scale, else the display's content scale over its pixel scale (a HiDPI
+  // framebuffer already doubles every window coordinate).
+  const float scale =
+      o.ui_scale > 0 ? o.ui_scale : std::clamp(surface_->content_scale() / surface_->pixel_scale(), 0.5f, 4.f);
+  const float font_px = o.font_size > 0 ? o.font_size : std::round(13.f * scale);
+  // The column's width follows the font (a larger --font-size widens it too), so its lines fit.
+  ui_.scale = std::max(scale, font_px / 13.f);
+  ui_.open_panels = o.open_panels;
+  report("ui: scale %.2f, font %.0f px%s, column %d px", static_cast<double>(scale), static_cast<double>(font_px),
+         o.ui_scale > 0 ? " (--ui-scale)" : " (the display's content scale)", panel_width(ui_.scale));
+  imgui_ = std::make_unique<ImGuiSession>(*surface_, scale, font_px);
   presenter_ = std::make_unique<Presenter>();
   ui_timer_ = std::make_unique<GlTimer>();
 
@@ -520,7 +537,7 @@ void Viewer::take_screenshot(const std::string& path, int fb_w, int fb_h) {
       img.at(i, fb_h - 1 - row) = Float4{p[0] / 255.f, p[1] / 255.f, p[2] / 255.f, 1.f};
     }
   write_png(path, img);  // v / 255 -> byte is exact, so the PNG holds the framebuffer's bytes
-  const PixelRect area = scene_area(fb_w, fb_h, surface_->pixel_scale());
+  const PixelRect area = scene_area(fb_w, fb_h, surface_->pixel_scale(), ui_.scale);
   report("screenshot: %s (%dx%d window; scene area x %d..%d, frame %" PRId64 " at %dx%d, %s)", path.c_str(), fb_w,
       fb_h, area.x, area.x + area.w - 1, renderer_->frame(), render_w_, render_h_,
       view_.is_default() ? "default view" : "panned/zoomed");
@@ -655,6 +672,13 @@ void Viewer::print_summary() const {
     std::printf("panels: %.0f pixels below the window's bottom (the column scrolls)\n", panel_overflow_);
   else
     std::printf("panels: everything fits without scrolling\n");
+  if (panel_frames_ >= 2) {
+    if (ui_.text_overflow > 0.5f)
+      std::printf("panels: text cut: %.0f pixels past the column's edge (%s)\n", static_cast<double>(ui_.text_overflow),
+                  ui_.text_overflow_where.c_str());
+    else
+      std::printf("panels: no text cut\n");
+  }
   std::fflush(stdout);
 }
 
@@ -711,7 +735,7 @@ int Viewer::run() {
       continue;
     }
     const float pixel_scale = surface_->pixel_scale();
-    const PixelRect area = scene_area(fb_w, fb_h, pixel_scale);
+    const PixelRect area = scene_area(fb_w, fb_h, pixel_scale, ui_.scale);
     const bool last_frame = o.quit_after > 0 && displayed_ + 1 >= o.quit_after;
 
     // 1. What the previous frame's UI, keys and drops asked for; the render size.

@@ -43,6 +43,9 @@ struct ViewerOptions {
   std::string kernels_size = "hbm";  // --kernels-size hbm | l2
   std::string heat;         // --heat circles|blends|time: the heat map shown (and logged at the end)
   std::string counters;     // --counters frame | VARIANT: read the hardware counters after the last frame
+  float ui_scale = 0;       // --ui-scale: sizes and fonts of the panels; 0: the display's content scale
+  float font_size = 0;      // --font-size: pixels; 0: 13 at the UI's scale
+  bool open_panels = false;  // --open-panels: every panel open (screenshots of the whole UI)
 };
 
 // The options checked and resolved, before any window or context exists.

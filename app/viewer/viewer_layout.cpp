@@ -5,8 +5,8 @@
 
 namespace circles {
 
-PixelRect scene_area(int fb_w, int fb_h, float pixel_scale) {
-  const int panel = static_cast<int>(std::lround(kPanelWidth * static_cast<double>(pixel_scale)));
+PixelRect scene_area(int fb_w, int fb_h, float pixel_scale, float ui_scale) {
+  const int panel = static_cast<int>(std::lround(panel_width(ui_scale) * static_cast<double>(pixel_scale)));
   PixelRect r;
   r.x = std::min(panel, std::max(fb_w - 1, 0));
   r.y = 0;

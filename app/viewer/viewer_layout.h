@@ -12,9 +12,11 @@
 
 namespace circles {
 
-// Width of the panel column on the left, in ImGui (window) coordinates. The scene area is the
-// rest of the window; at the default view its pixels show the frame 1:1.
+// Width of the panel column on the left, in ImGui (window) coordinates at UI scale 1 (it grows
+// with --ui-scale: panel_width). The scene area is the rest of the window; at the default view its
+// pixels show the frame 1:1.
 constexpr int kPanelWidth = 360;
+inline int panel_width(float ui_scale) { return static_cast<int>(kPanelWidth * ui_scale + 0.5f); }
 // The offscreen "window" size when -s is not given.
 constexpr int kDefaultOffscreenWidth = 1280, kDefaultOffscreenHeight = 720;
 // The window size at start-up.
@@ -24,8 +26,9 @@ constexpr int kMinWindowWidth = kPanelWidth + 32, kMinWindowHeight = 120;
 
 
 // The scene area of a framebuffer of fb_w x fb_h pixels (pixel_scale framebuffer pixels per
-// window coordinate): everything right of the panel column; never smaller than 1x1.
-PixelRect scene_area(int fb_w, int fb_h, float pixel_scale);
+// window coordinate; the panels at ui_scale): everything right of the panel column; never smaller
+// than 1x1.
+PixelRect scene_area(int fb_w, int fb_h, float pixel_scale, float ui_scale = 1.f);
 
 // The user's view: zoom relative to "fit the frame in the scene area", pan in pixels.
 struct ViewState {

@@ -123,10 +123,12 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     c.window_w = kDefaultOffscreenWidth;
     c.window_h = kDefaultOffscreenHeight;
     if (!opt.size.empty()) parse_size(opt.size, &c.window_w, &c.window_h);
-    if (c.window_w < kMinWindowWidth || c.window_h < kMinWindowHeight)
+    const float scale = std::max(opt.ui_scale > 0 ? opt.ui_scale : 1.f, opt.font_size / 13.f);
+    const int min_w = std::max(kMinWindowWidth, panel_width(scale) + 32);
+    if (c.window_w < min_w || c.window_h < kMinWindowHeight)
       throw std::invalid_argument("offscreen window " + opt.size + " is too small: at least " +
-                                  std::to_string(kMinWindowWidth) + "x" + std::to_string(kMinWindowHeight) +
-                                  " (the panel column alone is " + std::to_string(kPanelWidth) + " wide)");
+                                  std::to_string(min_w) + "x" + std::to_string(kMinWindowHeight) +
+                                  " (the panel column alone is " + std::to_string(min_w - 32) + " wide)");
     if (!opt.render_size.empty()) parse_size(opt.render_size, &c.fixed_w, &c.fixed_h);
   } else {
     c.window_w = kDefaultWindowWidth;

@@ -290,6 +290,12 @@ struct UiState {
   HeatUi heat;
   bool help_open = false;
   std::vector<Action> actions;  // requested this frame (buttons and keys), carried out in order
+  float scale = 1;           // the UI scale (--ui-scale, or the display's): the column is panel_width(scale) wide
+  bool open_panels = false;  // every panel open (--open-panels)
+  // Text that did not fit the column's width in the last frame drawn: how far past its right edge
+  // it reached and where (0 and "": everything fits).
+  float text_overflow = 0;
+  std::string text_overflow_where;
 };
 
 }  // namespace circles

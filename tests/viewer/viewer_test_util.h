@@ -61,11 +61,11 @@ inline std::string quote(const std::string& s) {
   return q + "'";
 }
 
-// The frame in a screenshot's scene area (columns kPanelWidth.., every row), centred 1:1 as the
-// default view places it, against a rendered PNG: largest per-channel difference over RGB, in
-// 1/255 steps.
-inline int max_scene_area_difference(const Image& shot, const Image& frame) {
-  const PixelRect area{kPanelWidth, 0, shot.width - kPanelWidth, shot.height};
+// The frame in a screenshot's scene area (columns panel.., every row; the column is kPanelWidth
+// wide at UI scale 1), centred 1:1 as the default view places it, against a rendered PNG: largest
+// per-channel difference over RGB, in 1/255 steps.
+inline int max_scene_area_difference(const Image& shot, const Image& frame, int panel = kPanelWidth) {
+  const PixelRect area{panel, 0, shot.width - panel, shot.height};
   const Placement p = place_frame(area, frame.width, frame.height, ViewState{});
   EXPECT_EQ(p.scale, 1.0) << "the frame is not shown 1:1";
   const int ox = static_cast<int>(p.origin_x), oy = static_cast<int>(p.origin_y);
@@ -80,7 +80,8 @@ inline int max_scene_area_difference(const Image& shot, const Image& frame) {
 }
 
 // The screenshot's panel column is drawn (not one flat colour) and unlike the scene area.
-inline void expect_panels_drawn(const Image& shot) {
+inline void expect_panels_drawn(const Image& shot, int panel = kPanelWidth) {
+  const int kPanelWidth = panel;  // the column's width in this screenshot
   std::set<std::uint32_t> colours;
   auto key = [](const Float4& p) {
     return (static_cast<std::uint32_t>(std::lround(p.x * 255)) << 16) |
@@ -146,15 +147,15 @@ class ViewerBinary : public ::testing::Test {
 
   // `shot` is a w x h window with the panels drawn, and its scene area shows `circles render` of
   // rgb (cpu-mt) at the largest square in the scene area.
-  void expect_window_of_rgb(const Image& shot, int w, int h) {
+  void expect_window_of_rgb(const Image& shot, int w, int h, int panel = kPanelWidth) {
     ASSERT_EQ(shot.width, w);
     ASSERT_EQ(shot.height, h);
-    expect_panels_drawn(shot);
-    const int side = std::min(w - kPanelWidth, h);
+    expect_panels_drawn(shot, panel);
+    const int side = std::min(w - panel, h);
     const std::string size = std::to_string(side) + "x" + std::to_string(side);
     const Result r = circles({"render", "rgb", "-r", "cpu-mt", "-s", size, "-o", path("render.png")});
     ASSERT_EQ(r.rc, 0) << describe(r);
-    EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png"))), 1);
+    EXPECT_LE(max_scene_area_difference(shot, read_png(path("render.png")), panel), 1);
   }
 
   // On a GPU: the CUDA renderer offscreen through interop on `present` ("surface" or "pbo"): that

@@ -23,10 +23,10 @@ void check_panel(CheckUi& c, std::vector<Action>& actions) {
     ImGui::SameLine();
     ImGui::TextDisabled("checking...");
   }
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(ui_px(120));
   ImGui::InputFloat("tolerance", &c.tolerance, 0.f, 0.f, "%.4f");
   c.tolerance = std::clamp(c.tolerance, 0.f, 1.f);
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(ui_px(120));
   ImGui::SliderFloat("diff gain", &c.gain, 1.f, 256.f, "x%.0f", ImGuiSliderFlags_Logarithmic);
   if (c.have_result) {
     ImGui::PushStyleColor(ImGuiCol_Text, c.passed ? kGood : kError);
@@ -49,7 +49,7 @@ void check_panel(CheckUi& c, std::vector<Action>& actions) {
     actions.push_back(Action::ToggleDiff);
   ImGui::Checkbox("blend over the frame", &c.blend);
   if (c.blend) {
-    ImGui::SetNextItemWidth(120);
+    ImGui::SetNextItemWidth(ui_px(120));
     ImGui::SliderFloat("overlay weight", &c.blend_alpha, 0.f, 1.f);
   }
   ImGui::EndDisabled();

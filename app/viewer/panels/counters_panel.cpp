@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/viewer/panels/panels.h"
+#include "app/viewer/panels/widgets.h"
 
 namespace circles {
 
@@ -31,7 +32,7 @@ void counters_panel(CountersUi& c) {
   }
   if (c.values.empty()) return;
   ImGui::TextDisabled("%s: %d pass%s, %.1f ms", c.target.c_str(), c.passes, c.passes == 1 ? "" : "es", c.collect_ms);
-  if (ImGui::BeginTable("##counters", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+  if (begin_table("##counters", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("counter", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed, 96);
     for (const CountersUi::Value& v : c.values) {
@@ -42,7 +43,7 @@ void counters_panel(CountersUi& c) {
       ImGui::TableSetColumnIndex(1);
       ImGui::TextUnformatted(v.text.c_str());
     }
-    ImGui::EndTable();
+    end_table();
   }
   if (!c.ncu.empty()) {
     ImGui::TextDisabled("the same with Nsight Compute:");

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "app/viewer/panels/panels.h"
+#include "app/viewer/panels/widgets.h"
 
 namespace circles {
 
@@ -35,7 +36,7 @@ void frame_stats_panel(FrameStatsUi& f) {
     const lab::FrameStats& s = *f.last;
     ImGui::ColorButton("##mean", ImVec4(std::clamp(float(s.mean[0]), 0.f, 1.f), std::clamp(float(s.mean[1]), 0.f, 1.f),
                                         std::clamp(float(s.mean[2]), 0.f, 1.f), 1.f),
-                       ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+                       ImGuiColorEditFlags_NoTooltip, ImVec2(ui_px(12), ui_px(12)));
     ImGui::SameLine();
     ImGui::Text("mean %.4f %.4f %.4f  alpha %.3f", s.mean[0], s.mean[1], s.mean[2], s.mean[3]);
     ImGui::Text("coverage %.1f%% (%.0f of %.0f px)  %.3f ms", s.pixels > 0 ? 100.0 * s.touched / s.pixels : 0.0,

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "app/viewer/panels/panels.h"
+#include "app/viewer/panels/widgets.h"
 
 namespace circles {
 
@@ -13,7 +14,7 @@ namespace {
 
 // The ramp from lo to hi as a bar, with its ends labelled.
 void legend(const HeatUi& h) {
-  const float width = ImGui::GetContentRegionAvail().x, height = 12;
+  const float width = ImGui::GetContentRegionAvail().x, height = ui_px(12);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const int steps = 64;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "app/viewer/panels/panels.h"
+#include "app/viewer/panels/widgets.h"
 
 namespace circles {
 
@@ -13,7 +14,7 @@ namespace {
 
 void swatch(const char* id, const Float4& c) {
   ImGui::ColorButton(id, ImVec4(std::clamp(c.x, 0.f, 1.f), std::clamp(c.y, 0.f, 1.f), std::clamp(c.z, 0.f, 1.f), 1.f),
-                     ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder, ImVec2(12, 12));
+                     ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder, ImVec2(ui_px(12), ui_px(12)));
 }
 
 }  // namespace
@@ -48,12 +49,12 @@ void inspector_panel(const InspectorUi& u) {
   ImGui::TextColored(match ? ImVec4(.5f, .9f, .5f, 1) : ImVec4(1, .4f, .4f, 1), "%s (max diff %.2g)",
                      match ? "match" : "DIFFER", static_cast<double>(diff));
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg;
-  if (ImGui::BeginTable("##steps", 4, flags, ImVec2(0, 150))) {
+  if (begin_table("##steps", 4, flags, ImVec2(0, ui_px(150)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     // Fixed widths: a table seen for the first time has no measured contents yet.
-    ImGui::TableSetupColumn("circle", ImGuiTableColumnFlags_WidthFixed, 56.f);
-    ImGui::TableSetupColumn("col", ImGuiTableColumnFlags_WidthFixed, 24.f);
-    ImGui::TableSetupColumn("alpha", ImGuiTableColumnFlags_WidthFixed, 44.f);
+    ImGui::TableSetupColumn("circle", ImGuiTableColumnFlags_WidthFixed, ui_px(56.f));
+    ImGui::TableSetupColumn("col", ImGuiTableColumnFlags_WidthFixed, ui_px(24.f));
+    ImGui::TableSetupColumn("alpha", ImGuiTableColumnFlags_WidthFixed, ui_px(44.f));
     ImGui::TableSetupColumn("after (rgba)", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();
@@ -84,7 +85,7 @@ void inspector_panel(const InspectorUi& u) {
         ImGui::Text("%.3f %.3f %.3f %.3f", s.after.x, s.after.y, s.after.z, s.after.w);
         ImGui::PopID();
       }
-    ImGui::EndTable();
+    end_table();
   }
 }
 

@@ -9,13 +9,13 @@
 #include <cstdio>
 
 #include "app/viewer/panels/panels.h"
+#include "app/viewer/panels/widgets.h"
 
 namespace circles {
 
 namespace {
 
-const ImVec4 kGood(0.45f, 0.9f, 0.45f, 1.f);
-const ImVec4 kBad(1.f, 0.42f, 0.38f, 1.f);
+const ImVec4& kBad = kError;  // widgets.h
 
 // Horizontal bars of GB/s, one per timed variant, scaled to the fastest or the copy; the copy's
 // GB/s as a vertical line across them all.
@@ -104,7 +104,7 @@ void kernels_panel(KernelsUi& k) {
   }
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoPadOuterX;
-  if (ImGui::BeginTable("##variants", 4, flags)) {
+  if (begin_table("##variants", 4, flags)) {
     ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("check", ImGuiTableColumnFlags_WidthFixed, 40);
     ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 46);
@@ -152,7 +152,7 @@ void kernels_panel(KernelsUi& k) {
           ImGui::Text("%s: %d runs, latest %.4f ms, median of the last 30 %.4f ms", r.name.c_str(), r.ms.count(),
                       static_cast<double>(r.ms.latest()), static_cast<double>(r.median_ms));
           ImGui::PlotLines("##h", r.ms.values(), r.ms.count(), r.ms.offset(), nullptr, 0.f, r.ms.max() * 1.1f,
-                           ImVec2(300, 60));
+                           ImVec2(ui_px(300), ui_px(60)));
           ImGui::EndTooltip();
         }
       }
@@ -160,7 +160,7 @@ void kernels_panel(KernelsUi& k) {
       if (r.ms.count() > 0) ImGui::Text("%.0f", static_cast<double>(r.gbps));
       ImGui::PopID();
     }
-    ImGui::EndTable();
+    end_table();
   }
   if (k.copy_gbps > 0)
     ImGui::TextDisabled("device copy of the input: %.3f ms, %.0f GB/s", static_cast<double>(k.copy_ms),

@@ -110,7 +110,7 @@ void renderer_panel(RendererUi& r) {
                         why.empty() ? "" : "\nunavailable: ", why.c_str());
     if (!why.empty()) {
       // One line: the name (greyed) and its reason; hover for the whole of it.
-      ImGui::SameLine(130.f);
+      ImGui::SameLine(ui_px(130.f));
       ImGui::TextDisabled("unavailable: %s", why.c_str());
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("unavailable: %s", why.c_str());
     }

@@ -27,7 +27,7 @@ void scene_panel(SceneUi& s, std::vector<Action>& actions) {
 
   const std::vector<SceneInfo>& scenes = scene_registry();
   const int shown = s.builtin >= 0 && s.builtin < static_cast<int>(scenes.size()) ? s.builtin : -1;
-  ImGui::SetNextItemWidth(-80);
+  ImGui::SetNextItemWidth(-ui_px(80));
   if (ImGui::BeginCombo("built-in", shown >= 0 ? scenes[static_cast<std::size_t>(shown)].name.c_str() : "(file)")) {
     for (int i = 0; i < static_cast<int>(scenes.size()); ++i) {
       const SceneInfo& info = scenes[static_cast<std::size_t>(i)];
@@ -46,16 +46,16 @@ void scene_panel(SceneUi& s, std::vector<Action>& actions) {
   // a 1280x720 window without scrolling).
   ImGui::SameLine();
   if (ImGui::TreeNodeEx("file, seed, size", s.fixed_size ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
-    ImGui::SetNextItemWidth(-80);
+    ImGui::SetNextItemWidth(-ui_px(80));
     ImGui::InputTextWithHint("##path", "scene file path (or drop one)", &s.path);
     ImGui::SameLine();
     if (ImGui::Button("Load file")) s.load_path = true;
-    ImGui::SetNextItemWidth(-80);
+    ImGui::SetNextItemWidth(-ui_px(80));
     ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
     if (ImGui::Checkbox("fixed render size", &s.fixed_size) && !s.fixed_size) s.apply_size = true;
     if (s.fixed_size) {
       int wh[2] = {s.fixed_w, s.fixed_h};
-      ImGui::SetNextItemWidth(140);
+      ImGui::SetNextItemWidth(ui_px(140));
       if (ImGui::InputInt2("##size", wh)) {
         s.fixed_w = std::clamp(wh[0], 1, 16384);
         s.fixed_h = std::clamp(wh[1], 1, 16384);

@@ -41,7 +41,7 @@ ImVec4 stage_colour(std::size_t k) {
 // stage in its colour, so each stage's share of the frame reads at a glance; the frame time (the
 // whole loop, not only the stages) is the white line.
 void stage_chart(const TimingsUi& t) {
-  const float width = ImGui::GetContentRegionAvail().x, height = 44.f;
+  const float width = ImGui::GetContentRegionAvail().x, height = ui_px(44.f);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##stage_chart", ImVec2(width, height));
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -88,29 +88,41 @@ void timings_panel(const TimingsUi& t) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("frame time and FPS both from the median of the last %d displayed frames", TimingsUi::kWindow);
   stage_chart(t);
-  // One line per stage, its colour in the chart first (its median, or its last value and age when
-  // stale); hover for its own plot.
-  for (std::size_t k = 0; k < t.series.size(); ++k) {
-    const TimingSeries& s = t.series[k];
-    const bool stale = t.stale(s);
-    ImGui::ColorButton("##colour", stage_colour(k), ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
-                       ImVec2(10, 10));
-    ImGui::SameLine();
-    ImGui::PushID(s.name.c_str());
-    if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
-    if (stale)  // paused: the last value, said to be old
-      ImGui::Text("%-24s %9.3f %s  (%lld frames ago)", s.name.c_str(), s.history.latest(), s.unit.c_str(),
-                  static_cast<long long>(t.frame_index - s.updated));
-    else
-      ImGui::Text("%-24s %9.3f %s", s.name.c_str(), s.history.recent_median(TimingsUi::kWindow), s.unit.c_str());
-    if (stale) ImGui::PopStyleVar();
-    if (ImGui::IsItemHovered()) {
-      ImGui::BeginTooltip();
-      ImGui::PlotLines("##series", s.history.values(), s.history.count(), s.history.offset(), s.name.c_str(), 0.f,
-                       std::max(s.history.max() * 1.15f, 1e-3f), ImVec2(320, 80));
-      ImGui::EndTooltip();
+  // One row per stage: its colour in the chart, its name (wrapped where the column is narrow), its
+  // median (or, when stale, its last value, dimmed, with its age in the tooltip); hover for its
+  // own plot.
+  if (!t.series.empty() && begin_table("##stages", 3, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("colour", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed);
+    for (std::size_t k = 0; k < t.series.size(); ++k) {
+      const TimingSeries& s = t.series[k];
+      const bool stale = t.stale(s);
+      ImGui::PushID(s.name.c_str());
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::ColorButton("##colour", stage_colour(k), ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoBorder,
+                         ImVec2(ui_px(10), ui_px(10)));
+      if (stale) ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.5f);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::PushTextWrapPos(0.f);
+      ImGui::TextUnformatted(s.name.c_str());
+      ImGui::PopTextWrapPos();
+      const bool hovered = ImGui::IsItemHovered();
+      ImGui::TableSetColumnIndex(2);
+      ImGui::Text("%9.3f %s", stale ? s.history.latest() : s.history.recent_median(TimingsUi::kWindow),
+                  s.unit.c_str());
+      if (stale) ImGui::PopStyleVar();
+      if (hovered || ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        if (stale) ImGui::Text("the last value, %lld frames ago", static_cast<long long>(t.frame_index - s.updated));
+        ImGui::PlotLines("##series", s.history.values(), s.history.count(), s.history.offset(), s.name.c_str(), 0.f,
+                         std::max(s.history.max() * 1.15f, 1e-3f), ImVec2(ui_px(320), ui_px(80)));
+        ImGui::EndTooltip();
+      }
+      ImGui::PopID();
     }
-    ImGui::PopID();
+    end_table();
   }
   if (t.series.empty()) ImGui::TextDisabled("(no stage times yet)");
 }

@@ -4,6 +4,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only
 #include <imgui.h>
+#include <imgui_internal.h>  // the window's and the table's extents, for items_overflow()
 
 #include <algorithm>
 #include <string>
@@ -12,6 +13,36 @@
 #include "app/viewer/panels/panels.h"
 
 namespace circles {
+
+namespace {
+float g_table_overflow = 0;  // the widest cut of a table cell since reset_table_overflow()
+}  // namespace
+
+float ui_px(float px) { return px * ImGui::GetFontSize() / 13.f; }
+
+float items_overflow() {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  return std::max(w->DC.CursorMaxPos.x - w->WorkRect.Max.x, g_table_overflow);
+}
+
+void reset_table_overflow() { g_table_overflow = 0; }
+
+bool begin_table(const char* id, int columns, ImGuiTableFlags flags, const ImVec2& size) {
+  if (!ImGui::BeginTable(id, columns, flags, size)) return false;
+  ImGui::PushTextWrapPos(-1.f);
+  return true;
+}
+
+void end_table() {
+  ImGui::PopTextWrapPos();
+  if (const ImGuiTable* t = ImGui::GetCurrentTable()) {
+    for (int c = 0; c < t->ColumnsCount; ++c) {
+      const ImGuiTableColumn& col = t->Columns[c];
+      if (col.IsVisibleX) g_table_overflow = std::max(g_table_overflow, col.ContentMaxXUnfrozen - col.ClipRect.Max.x);
+    }
+  }
+  ImGui::EndTable();
+}
 
 const std::vector<Shortcut>& shortcuts() {
   static const std::vector<Shortcut> table = {
