@@ -193,8 +193,9 @@ target_include_directories(circles_app PRIVATE "${_viewer_gen_dir}")
 target_link_libraries(circles_app PUBLIC circles_imgui_backends
   PkgConfig::CIRCLES_IMGUI PkgConfig::CIRCLES_GLFW circles_glad)
 if(CIRCLES_HAVE_CUDA)
-  # CUDA-GL interop: register the texture, map it on the renderer's stream, write it from a kernel.
-  target_sources(circles_app PRIVATE app/gl/interop_cuda.cpp app/gl/interop_present.cu)
+  # CUDA-GL interop: register the texture, map it on the renderer's stream, write it from a kernel;
+  # or (interop_external.cpp) write memory CUDA exports and GL imports once, no per-frame map.
+  target_sources(circles_app PRIVATE app/gl/interop_cuda.cpp app/gl/interop_external.cpp app/gl/interop_present.cu)
   set_source_files_properties(app/gl/interop_present.cu PROPERTIES COMPILE_OPTIONS
     "--fmad=false;-Xcompiler=-ffp-contract=off;--Werror=all-warnings")
 endif()

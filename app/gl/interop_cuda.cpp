@@ -1,10 +1,12 @@
 // CUDA-GL interop through a registered texture and a surface object, or a registered pixel
-// buffer and a device pointer (see app/gl/interop.h).
+// buffer and a device pointer (see app/gl/interop.h); the external-memory path is in
+// app/gl/interop_external.cpp.
 #include <glad/gl.h>  // before cuda_gl_interop.h, which needs GL's types (its <GL/gl.h> is then a no-op)
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +14,7 @@
 #include <utility>
 
 #include "app/gl/interop.h"
+#include "app/gl/interop_external.h"
 #include "app/gl/interop_present.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/nvtx.h"
@@ -195,6 +198,12 @@ class RegisteredInterop final : public CudaGlInterop {
 }  // namespace
 
 std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::string* /*why_not*/) {
+  if (path == InteropPath::External) {
+    std::string why;
+    if (external_interop_available(&why)) return make_external_interop();
+    std::fprintf(stderr, "viewer: --present external: %s; using the surface path instead\n", why.c_str());
+    path = InteropPath::Surface;
+  }
   return std::make_unique<RegisteredInterop>(path);
 }
 

@@ -191,6 +191,9 @@ void Viewer::setup() {
     std::string why;
     interop_ = make_cuda_gl_interop(cfg_.interop_path, &why);
     if (!interop_) interop_off_reason_ = why;
+    // external: present() queues the convert; finish_present() (before the draw) waits for it and
+    // copies, so the UI is built while the GPU renders.
+    if (interop_) interop_->set_deferred_upload(true);
   }
 
   scene_ = cfg_.scene;
@@ -381,7 +384,8 @@ void Viewer::apply_requests() {
 
 void Viewer::frame_to_texture() {
   const void* device = renderer_->device_pixels();
-  if (device && interop_) {
+  upload_pending_ = false;
+  while (device && interop_) {
     const InteropPath path = interop_->path();
     try {
       if (!interop_->attached()) {
@@ -391,17 +395,12 @@ void Viewer::frame_to_texture() {
       interop_->present(device, renderer_->device_stream());
       // pbo: the bytes are in the pixel buffer; GL copies them into the texture (after the unmap).
       if (path == InteropPath::Pbo) presenter_->upload_from_pixel_buffer();
+      // external: the host wait and GL's copy come later (finish_present), after the UI is built.
+      upload_pending_ = path == InteropPath::External;
       set_present_path(interop_present_path(path));
       return;
     } catch (const std::exception& e) {
-      interop_off_reason_ = std::string("interop failed: ") + e.what();
-      notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + e.what() +
-             "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
-      try {
-        interop_->detach();
-      } catch (const std::exception&) {
-      }
-      interop_.reset();
+      interop_failed(path, e.what());
     }
   }
   // The host copy: the frame's 8-bit bytes (a GPU renderer converts on the device and copies a
@@ -417,6 +416,41 @@ void Viewer::frame_to_texture() {
   record("copy: upload", ms_between(t1, t2));
   set_present_path(device ? "host copy: read_rgba8 + glTexSubImage2D (" + interop_off_reason_ + ")"
                           : "host copy: read_rgba8 + glTexSubImage2D (CPU renderer)");
+}
+
+// An interop path failed: the external path falls back to the surface path, the others to the
+// host copy; said once, as a notice.
+void Viewer::interop_failed(InteropPath path, const std::string& what) {
+  try {
+    interop_->detach();
+  } catch (const std::exception&) {
+  }
+  interop_.reset();
+  if (path == InteropPath::External) {
+    std::string why;
+    interop_ = make_cuda_gl_interop(InteropPath::Surface, &why);
+    if (interop_) {
+      notice("CUDA-GL interop (external) failed (" + what + "): CUDA frames go through the surface path.");
+      return;
+    }
+  }
+  interop_off_reason_ = "interop failed: " + what;
+  notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + what +
+         "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
+}
+
+// The external path's second half, just before the frame texture is drawn: the host waits for
+// the render and the convert (which ran while the UI was built) and GL copies the frame in.
+void Viewer::finish_present() {
+  if (!upload_pending_ || !interop_) return;
+  upload_pending_ = false;
+  try {
+    interop_->finish_present();
+  } catch (const std::exception& e) {
+    interop_failed(interop_->path(), e.what());
+    frame_to_texture();  // this frame through the path that is left
+    finish_present();
+  }
 }
 
 bool Viewer::export_frame(const std::string& path) {
@@ -801,6 +835,7 @@ int Viewer::run() {
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
+    finish_present();
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
                      heat_.shown() ? ui_.heat.alpha : ui_.check.blend_alpha);
     ui_timer_->begin();

@@ -76,6 +76,9 @@ class Viewer {
   void resize_render(int w, int h);
 
   void frame_to_texture();
+  void finish_present();  // the external path's wait and copy, before the frame is drawn
+  void interop_failed(InteropPath path, const std::string& what);
+  bool upload_pending_ = false;  // finish_present() has the frame's copy to do
   bool export_frame(const std::string& path);  // false (and said) when the write failed
   void start_check();
   void poll_check(bool wait);

@@ -115,9 +115,8 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   if (!opt.vsync.empty() && opt.vsync != "on" && opt.vsync != "off")
     throw std::invalid_argument("--vsync must be 'on' or 'off', not '" + opt.vsync + "'");
   c.vsync = opt.vsync != "off";
-  if (opt.present != "surface" && opt.present != "pbo")
-    throw std::invalid_argument("--present must be 'surface' or 'pbo', not '" + opt.present + "'");
-  c.interop_path = opt.present == "pbo" ? InteropPath::Pbo : InteropPath::Surface;
+  if (!interop_path_from_name(opt.present, &c.interop_path))
+    throw std::invalid_argument("--present must be 'surface', 'pbo' or 'external', not '" + opt.present + "'");
 
   if (opt.offscreen) {
     c.window_w = kDefaultOffscreenWidth;

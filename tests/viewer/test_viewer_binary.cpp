@@ -278,7 +278,7 @@ TEST_F(ViewerBinary, PresentPathIsValidatedAndUnusedWithoutACudaRenderer) {
     SCOPED_TRACE(std::string("--present '") + bad + "'");
     const Result v = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--present", bad});
     EXPECT_EQ(v.rc, 2) << describe(v);
-    EXPECT_TRUE(contains(v.err, *bad ? "--present must be 'surface' or 'pbo'" : "--present is empty: give a value"))
+    EXPECT_TRUE(contains(v.err, *bad ? "--present must be 'surface', 'pbo' or 'external'" : "--present is empty: give a value"))
         << describe(v);
     EXPECT_FALSE(contains(v.err, "viewer: offscreen")) << "validated too late: " << describe(v);
   }

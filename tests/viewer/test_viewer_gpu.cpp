@@ -81,6 +81,12 @@ TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
   expect_interop_frame("pbo", {"interop: map", "interop: convert", "gl: pbo upload"});
 }
 
+// The external path: memory CUDA exports and GL imports once, no per-frame map; the same pixels.
+TEST_F(ViewerBinary, GpuOffscreenExternalInteropMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  expect_interop_frame("external", {"interop: convert", "interop: wait", "interop: upload"});
+}
+
 // The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.
 TEST_F(ViewerBinary, GpuInspectMatchesTheCudaRenderersPixel) {
   REQUIRE_CUDA_TILE_SCAN();
