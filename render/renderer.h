@@ -69,6 +69,13 @@ struct StageTiming {
   double ms = 0;
 };
 
+// One stage's interval on a clock shared with other measurements (the viewer's timeline): ms
+// since an origin the caller chose.
+struct TimedSpan {
+  std::string stage;
+  double t0 = 0, t1 = 0;
+};
+
 class Renderer {
  public:
   virtual ~Renderer() = default;
@@ -108,6 +115,10 @@ class Renderer {
   // docs/BENCHMARKS.md); time_stages(true): stage by stage. GPU renderers time frames whole until
   // asked for stages and return true; the others always time their stages and return false.
   virtual bool time_stages(bool /*on*/) { return false; }
+  // GPU renderers: the stages of every frame finished since the last call, as intervals in ms
+  // since `origin_event` (a cudaEvent_t recorded before them), for the viewer's timeline; never
+  // blocks. Frames more than a few behind are dropped (the timer keeps a small ring). Others: {}.
+  virtual std::vector<TimedSpan> take_spans(const void* /*origin_event*/) { return {}; }
   // GPU renderers: the device image (float4 RGBA, width * height, row 0 = bottom) and the
   // cudaStream_t it is written on, for presenting without a copy to the host. CPU: nullptr.
   virtual const void* device_pixels() const { return nullptr; }

@@ -6,7 +6,8 @@ file(GLOB viewer_test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/view
 add_executable(circles_viewer_tests ${viewer_test_sources})
 target_include_directories(circles_viewer_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(circles_viewer_tests PRIVATE circles_app GTest::gtest GTest::gtest_main)
-target_compile_definitions(circles_viewer_tests PRIVATE CIRCLES_BIN="$<TARGET_FILE:circles>")
+target_compile_definitions(circles_viewer_tests PRIVATE CIRCLES_BIN="$<TARGET_FILE:circles>"
+                           CIRCLES_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(circles_viewer_tests circles)
 gtest_discover_tests(circles_viewer_tests TEST_PREFIX "viewer." DISCOVERY_TIMEOUT 60
                      PROPERTIES LABELS viewer TIMEOUT 120)

@@ -546,6 +546,10 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--font-size", view_opt.font_size, "the panels' font size in pixels (6..64); default 13 x the UI scale")
       ->check(CLI::Range(6.f, 64.f));
   view->add_flag("--open-panels", view_opt.open_panels, "open every panel (a screenshot then shows the whole UI)");
+  view->add_option("--timeline", view_opt.timeline,
+                   "FILE: when the viewer exits, write every frame's work as intervals on one clock (JSON): the "
+                   "host's (UI, swap), CUDA's (the render's and interop's stages) and GL's (upload, present, UI); "
+                   "scripts/plot_timeline.py draws it");
 #else
   CLI::App* view = app.add_subcommand("view", "interactive viewer (not in this build: configured without the GUI)");
   view->allow_extras();

@@ -193,13 +193,13 @@ void GlTimer::begin() {
   // A slot whose result has not arrived yet is reused anyway (that sample is lost) rather than
   // waited for: the timer must never stall the frame.
   pending_[next_] = false;
-  GL_CALL(glBeginQuery(GL_TIME_ELAPSED, queries_[next_].get()));
+  GL_CALL(glQueryCounter(queries_[2 * next_].get(), GL_TIMESTAMP));
   active_ = true;
 }
 
 void GlTimer::end() {
   if (!active_) return;
-  GL_CALL(glEndQuery(GL_TIME_ELAPSED));
+  GL_CALL(glQueryCounter(queries_[2 * next_ + 1].get(), GL_TIMESTAMP));
   pending_[next_] = true;
   next_ = (next_ + 1) % kSlots;
   active_ = false;
@@ -210,12 +210,15 @@ void GlTimer::poll() {
   for (int k = 0; k < kSlots; ++k) {
     const int i = (next_ + k) % kSlots;
     if (!pending_[i]) continue;
-    GLint available = 0;
-    GL_CALL(glGetQueryObjectiv(queries_[i].get(), GL_QUERY_RESULT_AVAILABLE, &available));
+    GLint available = 0;  // the end's result arrives after the start's
+    GL_CALL(glGetQueryObjectiv(queries_[2 * i + 1].get(), GL_QUERY_RESULT_AVAILABLE, &available));
     if (!available) continue;
-    GLuint64 ns = 0;
-    GL_CALL(glGetQueryObjectui64v(queries_[i].get(), GL_QUERY_RESULT, &ns));
-    results_ms_.push_back(static_cast<double>(ns) * 1e-6);
+    GLuint64 t0 = 0, t1 = 0;
+    GL_CALL(glGetQueryObjectui64v(queries_[2 * i].get(), GL_QUERY_RESULT, &t0));
+    GL_CALL(glGetQueryObjectui64v(queries_[2 * i + 1].get(), GL_QUERY_RESULT, &t1));
+    results_ms_.push_back(static_cast<double>(t1 - t0) * 1e-6);
+    spans_ms_.push_back({static_cast<double>(t0) * 1e-6, static_cast<double>(t1) * 1e-6});
+    if (spans_ms_.size() > 64) spans_ms_.erase(spans_ms_.begin());  // nobody takes them: keep a few
     pending_[i] = false;
   }
 }
@@ -223,6 +226,11 @@ void GlTimer::poll() {
 std::vector<double> GlTimer::take() {
   poll();
   return std::exchange(results_ms_, {});
+}
+
+std::vector<std::pair<double, double>> GlTimer::take_spans() {
+  poll();
+  return std::exchange(spans_ms_, {});
 }
 
 }  // namespace circles

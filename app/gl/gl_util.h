@@ -101,25 +101,29 @@ GlQuery make_query();
 // Compiles and links a program; throws GlError with the info log (and `name`) on failure.
 GlProgram make_program(const char* vertex_src, const char* fragment_src, const std::string& name);
 
-// GPU time of a span of GL commands (GL_TIME_ELAPSED), read back a few frames later without
-// stalling: begin()/end() around the commands each frame; take() returns the results that have
-// arrived since the last call (usually one per frame, two or three frames late).
+// GPU time of a span of GL commands, read back a few frames later without stalling: begin()/end()
+// around the commands each frame put a GL_TIMESTAMP query on each side (glQueryCounter); take()
+// returns the durations that have arrived since the last call (usually one per frame, two or three
+// frames late), take_spans() the same intervals as GL timestamps (ms of the GPU's clock), for the
+// viewer's timeline. Each keeps its own results: call either or both.
 class GlTimer {
  public:
   GlTimer();
   void begin();
   void end();
   std::vector<double> take();
+  std::vector<std::pair<double, double>> take_spans();
 
  private:
   // Collects finished queries without blocking.
   void poll();
   static constexpr int kSlots = 4;
-  std::array<GlQuery, kSlots> queries_;
+  std::array<GlQuery, 2 * kSlots> queries_;  // a slot's start and end
   std::array<bool, kSlots> pending_{};
   int next_ = 0;
   bool active_ = false;
   std::vector<double> results_ms_;
+  std::vector<std::pair<double, double>> spans_ms_;
 };
 
 }  // namespace circles

@@ -74,6 +74,11 @@ class CudaGlInterop {
   // lets the caller do host work (the UI) while the GPU renders; it must then call
   // finish_present() before the frame texture is sampled. Off by default.
   virtual void set_deferred_upload(bool on) { (void)on; }
+  // Surface and pbo paths: maps the registered object on `stream` now, before the frame is
+  // rendered, so the stream's wait for GL to release it (the previous frame's draw) comes before
+  // the render's kernels, never inside them; present() then converts and unmaps. Without it,
+  // present() maps. The external path maps nothing: a no-op.
+  virtual void acquire(void* stream) { (void)stream; }
   // The deferred second half of present() (GL thread, GL context current); a no-op when nothing
   // is pending, and on the surface and pbo paths. Throws on any CUDA or GL error.
   virtual void finish_present() {}
@@ -81,11 +86,18 @@ class CudaGlInterop {
   // External path: "fence" (host wait for the GL copy that last read the buffer), "convert"
   // (CUDA events), "wait" (host wait for the CUDA work), "upload" (GPU time of the GL copy).
   virtual std::vector<StageTiming> timings() const = 0;
+  // The CUDA stages of every frame finished since the last call, in ms since `origin_event` (a
+  // cudaEvent_t), for the viewer's timeline; never blocks.
+  virtual std::vector<TimedSpan> take_spans(const void* origin_event) { (void)origin_event; return {}; }
 };
 
 // The interop presenter for `path`; nullptr with *why_not when this build has no CUDA. External
 // needs GL_EXT_memory_object and GL_EXT_memory_object_fd on the current context: without them it
 // gives the surface path instead and says so on stderr.
 std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::string* why_not);
+
+// A CUDA event recorded on `stream` (a cudaStream_t) and waited for: the origin the viewer's
+// timeline measures CUDA events from (take_spans). nullptr (and *why_not) without CUDA.
+std::shared_ptr<void> record_origin_event(void* stream, std::string* why_not);
 
 }  // namespace circles

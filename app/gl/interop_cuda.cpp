@@ -128,15 +128,22 @@ class RegisteredInterop final : public CudaGlInterop {
   void detach() override { release(); }
   bool attached() const override { return static_cast<bool>(resource_); }
 
+  void acquire(void* stream_ptr) override {
+    if (!resource_) throw std::logic_error("CudaGlInterop::acquire before attach");
+    if (mapping_) return;
+    cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+    timer_.open(stream);
+    NvtxScope range("interop: map");  // NVTX: the panel's names
+    mapping_.emplace(resource_.get(), stream);
+    timer_.mark("map", stream);
+  }
+
   void present(const void* device_pixels, void* stream_ptr) override {
     if (!resource_) throw std::logic_error("CudaGlInterop::present before attach");
     cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     const float4* src = static_cast<const float4*>(device_pixels);
-    timer_.open(stream);
-    std::optional<NvtxScope> range(std::in_place, "interop: map");  // NVTX: the panel's names
-    Mapping mapping(resource_.get(), stream);
-    timer_.mark("map", stream);
-    range.emplace("interop: convert");
+    acquire(stream_ptr);  // mapped already where the viewer acquired before the render
+    std::optional<NvtxScope> range(std::in_place, "interop: convert");
     if (path_ == InteropPath::Pbo)
       convert_to_buffer(src, stream);
     else
@@ -144,13 +151,18 @@ class RegisteredInterop final : public CudaGlInterop {
     timer_.mark("convert", stream);
     range.emplace("interop: unmap");
     // Unmapping orders the GL work issued afterwards (the upload, the draw) after this stream's work.
+    Mapping& mapping = *mapping_;
     mapping.unmap();
+    mapping_.reset();
     timer_.mark("unmap", stream);
     range.reset();
     timer_.close(stream);
   }
 
   std::vector<StageTiming> timings() const override { return timer_.read(false); }
+  std::vector<TimedSpan> take_spans(const void* origin_event) override {
+    return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
+  }
 
  private:
   void convert_to_surface(const float4* src, cudaStream_t stream) {
@@ -180,6 +192,7 @@ class RegisteredInterop final : public CudaGlInterop {
   // Waits for queued work that may still use the surface or the registered object, then lets
   // them go.
   void release() {
+    mapping_.reset();  // unmapped first (an acquire without its present: a resize between them)
     if (!resource_ && !surface_) return;
     CUDA_CHECK_PRINT(cudaDeviceSynchronize());
     surface_.reset();
@@ -189,13 +202,24 @@ class RegisteredInterop final : public CudaGlInterop {
 
   InteropPath path_;
   GraphicsResource resource_;
+  std::optional<Mapping> mapping_;          // between acquire() and present()
   std::unique_ptr<SurfaceObject> surface_;  // surface path only
   cudaArray_t surface_array_ = nullptr;
   int width_ = 0, height_ = 0;
   StageTimer timer_;
+  long long spans_seq_ = 0;  // the newest frame take_spans() returned
 };
 
 }  // namespace
+
+std::shared_ptr<void> record_origin_event(void* stream, std::string* /*why_not*/) {
+  cudaEvent_t e = nullptr;
+  CUDA_CHECK(cudaEventCreate(&e));
+  std::shared_ptr<void> owned(e, [](void* p) { CUDA_CHECK_PRINT(cudaEventDestroy(static_cast<cudaEvent_t>(p))); });
+  CUDA_CHECK(cudaEventRecord(e, static_cast<cudaStream_t>(stream)));
+  CUDA_CHECK(cudaEventSynchronize(e));
+  return owned;
+}
 
 std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::string* /*why_not*/) {
   if (path == InteropPath::External) {

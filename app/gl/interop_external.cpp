@@ -400,6 +400,10 @@ class ExternalInterop final : public CudaGlInterop {
     for (double ms : upload_timer_.take()) upload_ms_ = ms;
   }
 
+  std::vector<TimedSpan> take_spans(const void* origin_event) override {
+    return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
+  }
+
   std::vector<StageTiming> timings() const override {
     std::vector<StageTiming> cuda = timer_.read(false);
     if (cuda.empty()) return {};
@@ -444,6 +448,7 @@ class ExternalInterop final : public CudaGlInterop {
   int width_ = 0, height_ = 0;
   int next_ = 0;
   StageTimer timer_;
+  long long spans_seq_ = 0;  // the newest frame take_spans() returned
   GlTimer upload_timer_;
   double fence_ms_ = -1, wait_ms_ = -1, upload_ms_ = -1;
   mutable std::vector<StageTiming> last_cuda_, last_out_;

@@ -42,6 +42,10 @@ std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath /*path*/, std::s
   *why_not = "this build has no CUDA";
   return nullptr;
 }
+std::shared_ptr<void> record_origin_event(void* /*stream*/, std::string* why_not) {
+  *why_not = "this build has no CUDA";
+  return nullptr;
+}
 #endif
 
 namespace viewer_detail {
@@ -219,6 +223,7 @@ void Viewer::setup() {
   ui_.animation.rerender_when_paused = o.offscreen || (info && info->needs_gpu);
   ui_.animation.speed = o.speed;
   ui_.check.overlay = false;
+  if (!o.timeline.empty()) timeline_.start(renderer_->device_stream());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,8 +419,22 @@ void Viewer::frame_to_texture() {
   const auto t2 = Clock::now();
   record("copy: read 8-bit", ms_between(t0, t1));
   record("copy: upload", ms_between(t1, t2));
+  timeline_.host("copy: read 8-bit", t0, t1);
+  timeline_.host("copy: upload", t1, t2);
   set_present_path(device ? "host copy: read_rgba8 + glTexSubImage2D (" + interop_off_reason_ + ")"
                           : "host copy: read_rgba8 + glTexSubImage2D (CPU renderer)");
+}
+
+// Surface and pbo paths: map the texture (or pixel buffer) before the render, so the GPU's wait
+// for GL's previous frame is a line of its own ("wait: interop map") and never lands inside one of
+// the render's stages.
+void Viewer::acquire_interop() {
+  if (!interop_ || !interop_->attached() || !renderer_->device_pixels()) return;
+  try {
+    interop_->acquire(renderer_->device_stream());
+  } catch (const std::exception& e) {
+    interop_failed(interop_->path(), e.what());
+  }
 }
 
 // An interop path failed: the external path falls back to the surface path, the others to the
@@ -660,6 +679,17 @@ void Viewer::record(const std::string& name, double ms) {
 }
 
 namespace {
+// The Timings panel's name of an interop stage: the waits as waits (GPU: the map's wait for GL to
+// release the texture; host: the external path's fence and its wait for the render), the rest
+// under "interop:".
+std::string interop_stage_name(const std::string& stage) {
+  if (stage == "map") return "wait: interop map (GPU, for GL)";
+  if (stage == "fence") return "wait: interop fence (host, for GL)";
+  if (stage == "wait") return "wait: render done (host)";
+  if (stage == "upload") return "gl: upload (external)";
+  return "interop: " + stage;
+}
+
 bool same_timings(const std::vector<StageTiming>& a, const std::vector<StageTiming>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -679,13 +709,22 @@ void Viewer::collect_timings() {
   if (interop_ && present_path_ == interop_present_path(interop_->path())) {
     std::vector<StageTiming> i = interop_->timings();
     if (!i.empty() && !same_timings(i, last_interop_timings_)) {
-      for (const StageTiming& t : i) record("interop: " + t.stage, t.ms);
+      for (const StageTiming& t : i) record(interop_stage_name(t.stage), t.ms);
       last_interop_timings_ = std::move(i);
     }
   }
   for (double ms : presenter_->upload_timer().take()) record("gl: pbo upload", ms);
   for (double ms : presenter_->timer().take()) record("gl: present", ms);
   for (double ms : ui_timer_->take()) record("gl: ui", ms);
+  if (timeline_.started()) {  // the same work as intervals on one clock (--timeline)
+    if (const void* origin = timeline_.origin_event()) {
+      timeline_.cuda(renderer_->take_spans(origin), "renderer: ");
+      if (interop_) timeline_.cuda(interop_->take_spans(origin), interop_stage_name);
+    }
+    timeline_.gl("gl: pbo upload", presenter_->upload_timer().take_spans());
+    timeline_.gl("gl: present", presenter_->timer().take_spans());
+    timeline_.gl("gl: ui", ui_timer_->take_spans());
+  }
 }
 
 void Viewer::print_summary() const {
@@ -782,7 +821,11 @@ int Viewer::run() {
     if (ui_.animation.playing && !fresh_) advance += ui_.animation.speed;
     for (int i = 0; i < advance; ++i) renderer_->advance();
     if (advance > 0 || dirty_ || ui_.animation.playing || ui_.animation.rerender_when_paused) {
+      acquire_interop();  // the wait for GL to release the texture, before the render's kernels
+      const auto r0 = Clock::now();
       renderer_->render();
+      // The host's part of the render: all of a CPU renderer's; a GPU renderer's launches.
+      timeline_.host(renderer_->device_pixels() ? "host: render (launches)" : "host: render", r0, Clock::now());
       frame_to_texture();
       dirty_ = false;
     }
@@ -813,6 +856,7 @@ int Viewer::run() {
     run_tools(last_frame);
 
     // 4. The UI (it shows the frame just rendered); its requests apply next frame.
+    const auto ui0 = Clock::now();
     fill_ui();
     surface_->imgui_new_frame(dt);
     ImGui_ImplOpenGL3_NewFrame();
@@ -823,6 +867,9 @@ int Viewer::run() {
     ++panel_frames_;
     help_window(&ui_.help_open, display.x, display.y);
     ImGui::Render();
+    const auto ui1 = Clock::now();
+    record("host: ui", ms_between(ui0, ui1));  // building the panels (while the GPU renders)
+    timeline_.host("host: ui", ui0, ui1);
 
     // 5. Draw: clear, the frame in the scene area, the UI over it all.
     surface_->bind_framebuffer();
@@ -843,17 +890,36 @@ int Viewer::run() {
     ui_timer_->end();
     GL_CHECK("ImGui draw");
     if (last_frame && !o.screenshot.empty()) take_screenshot(o.screenshot, fb_w, fb_h);
+    const auto swap0 = Clock::now();
     surface_->present();
+    // The swap: vsync in a window; offscreen, the wait for the frame two before this one.
+    const auto swap1 = Clock::now();
+    record("wait: swap (host)", ms_between(swap0, swap1));
+    timeline_.host("wait: swap (host)", swap0, swap1);
 
     // 6. Timings (never blocking) and the frame time.
     collect_timings();
-    const double frame_ms = ms_between(t0, Clock::now());
+    const auto t1 = Clock::now();
+    timeline_.host("frame", t0, t1);
+    const double frame_ms = ms_between(t0, t1);
     ui_.timings.frame_ms.push(static_cast<float>(frame_ms));
     record("frame", frame_ms);
     ++displayed_;
     if (o.quit_after > 0 && displayed_ >= o.quit_after) surface_->request_close();
   }
   print_summary();
+  if (!o.timeline.empty()) {
+    collect_timings();  // the spans that finished since the last frame
+    try {
+      timeline_.write(o.timeline, surface_->description() + ", " + ui_.view.gl + ", scene " + scene_source_ +
+                                      ", renderer " + renderer_name_ + " at " + std::to_string(render_w_) + "x" +
+                                      std::to_string(render_h_) + ", present " + present_path_);
+      report("timeline: %s", o.timeline.c_str());
+    } catch (const std::exception& e) {
+      report("error: %s", e.what());
+      check_failed_ = true;
+    }
+  }
   return check_failed_ ? 1 : 0;
 }
 

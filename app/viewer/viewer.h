@@ -46,6 +46,7 @@ struct ViewerOptions {
   float ui_scale = 0;       // --ui-scale: sizes and fonts of the panels; 0: the display's content scale
   float font_size = 0;      // --font-size: pixels; 0: 13 at the UI's scale
   bool open_panels = false;  // --open-panels: every panel open (screenshots of the whole UI)
+  std::string timeline;     // --timeline FILE: every frame's host, CUDA and GL intervals, as JSON
 };
 
 // The options checked and resolved, before any window or context exists.

@@ -30,6 +30,7 @@
 #include "app/viewer/panels/panels.h"
 #include "app/viewer/viewer.h"
 #include "app/viewer/viewer_layout.h"
+#include "app/viewer/timeline.h"
 #include "app/viewer/viewer_log.h"
 #include "app/viewer/viewer_state.h"
 #include "render/compare.h"
@@ -76,7 +77,8 @@ class Viewer {
   void resize_render(int w, int h);
 
   void frame_to_texture();
-  void finish_present();  // the external path's wait and copy, before the frame is drawn
+  void finish_present();   // the external path's wait and copy, before the frame is drawn
+  void acquire_interop();  // the surface and pbo paths' map, before the render
   void interop_failed(InteropPath path, const std::string& what);
   bool upload_pending_ = false;  // finish_present() has the frame's copy to do
   bool export_frame(const std::string& path);  // false (and said) when the write failed
@@ -136,6 +138,7 @@ class Viewer {
   float panel_overflow_ = 0;  // pixels of the panel column below the window's bottom
   std::int64_t panel_frames_ = 0;  // frames the column was drawn in (its overflow is known from the second)
   bool check_failed_ = false;
+  Timeline timeline_;  // --timeline
 
   std::future<CheckResult> check_;  // last member: a running check is waited for first
 };

@@ -147,6 +147,7 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   // usage error before anything opens.
   if (!opt.screenshot.empty()) check_output_path(opt.screenshot, "--screenshot");
   if (!opt.export_png.empty()) check_output_path(opt.export_png, "--export");
+  if (!opt.timeline.empty()) check_output_path(opt.timeline, "--timeline");
   if (!opt.screenshot.empty() && !opt.export_png.empty() &&
       std::filesystem::path(output_target(opt.screenshot)).lexically_normal() ==
           std::filesystem::path(output_target(opt.export_png)).lexically_normal())

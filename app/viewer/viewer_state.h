@@ -87,11 +87,13 @@ struct AnimationUi {
 };
 
 // Where a timing series is listed: renderer stages, interop, host copy, GL, then the frame.
+// GPU work first (the renderer's stages, interop, copies, GL), then the host's own work, then
+// the waits, each a line of its own: a wait is never counted in a stage's time.
 inline int timing_rank(const std::string& name) {
-  const char* order[] = {"renderer:", "interop:", "copy:", "gl:"};
-  for (int i = 0; i < 4; ++i)
+  const char* order[] = {"renderer:", "interop:", "copy:", "gl:", "host:", "lab:", "wait:"};
+  for (int i = 0; i < 7; ++i)
     if (name.rfind(order[i], 0) == 0) return i;
-  return 4;
+  return 7;
 }
 
 // One timed stage with its rolling history.

@@ -27,6 +27,7 @@ class StageTimer {
     slot.names.clear();
     slot.closed = false;
     slot.stages = stages_;
+    slot.seq = ++seq_;
     event(slot, 0).record(s);
     open_ = true;
   }
@@ -57,6 +58,33 @@ class StageTimer {
   void reset() {
     for (Slot& slot : slots_) slot.closed = false;
     open_ = false;
+  }
+  // Every closed frame whose events have completed and that is newer than *last (a frame
+  // number this timer gave), oldest first: each stage as an interval in ms since `origin` (recorded
+  // on the device before them). Never blocks; *last moves to the newest frame returned.
+  std::vector<TimedSpan> spans_after(long long* last, cudaEvent_t origin) const {
+    std::vector<const Slot*> ready;
+    for (const Slot& slot : slots_) {
+      if (!slot.closed || slot.names.empty() || slot.seq <= *last) continue;
+      const cudaError_t q = cudaEventQuery(slot.events[slot.names.size()]->get());
+      if (q == cudaErrorNotReady) continue;
+      CUDA_CHECK(q);
+      ready.push_back(&slot);
+    }
+    std::sort(ready.begin(), ready.end(), [](const Slot* a, const Slot* b) { return a->seq < b->seq; });
+    std::vector<TimedSpan> out;
+    for (const Slot* slot : ready) {
+      float prev = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&prev, origin, slot->events[0]->get()));
+      for (std::size_t i = 0; i < slot->names.size(); ++i) {
+        float t = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&t, origin, slot->events[i + 1]->get()));
+        out.push_back({slot->names[i], prev, t});
+        prev = t;
+      }
+      *last = slot->seq;
+    }
+    return out;
   }
   std::vector<StageTiming> read(bool wait) const {
     for (int k = 0; k < kSlots; ++k) {
@@ -89,6 +117,7 @@ class StageTimer {
     std::vector<std::unique_ptr<CudaEvent>> events;  // events[0] = start, events[i] = end of stage i-1
     bool closed = false;
     bool stages = true;  // timed stage by stage, or whole
+    long long seq = 0;   // the frame's number (spans_after)
   };
   // A frame timed whole: its one entry, "frame", ends here (again, if a later stage ends it).
   static void end_whole(Slot& slot, cudaStream_t s) {
@@ -101,6 +130,7 @@ class StageTimer {
   }
   Slot slots_[kSlots];
   int current_ = 0;
+  long long seq_ = 0;
   bool open_ = false;
   bool stages_ = true;
 };

@@ -96,6 +96,9 @@ class CudaRenderer : public Renderer {
   void read_rgba8(std::uint8_t* dst) override;
   Float4 read_pixel(int i, int j) override;
   std::vector<StageTiming> timings(bool wait) const override;
+  std::vector<TimedSpan> take_spans(const void* origin_event) override {
+    return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
+  }
   std::int64_t frame() const override { return frame_; }
   bool heat_counts(int tile, HeatCounts* out) override;
   bool profile_stage(const std::string& stage) override {
@@ -179,6 +182,7 @@ class CudaRenderer : public Renderer {
   std::uint64_t seed_ = 1;
   std::int64_t frame_ = 0;
   bool timing_tiles_ = false;
+  long long spans_seq_ = 0;  // the newest frame take_spans() returned
   std::string profiled_;  // the stage whose kernels the counter range covers ("" none)
   DeviceBuffer<unsigned long long> tile_cycles_;  // one per tile of the smallest tile (16)
   // The cycles' copy to the host, enqueued behind a frame when none is in flight.

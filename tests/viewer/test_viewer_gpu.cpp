@@ -4,9 +4,15 @@
 // fail instead when CIRCLES_REQUIRE_GPU=1.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -85,6 +91,86 @@ TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
 TEST_F(ViewerBinary, GpuOffscreenExternalInteropMatchesRender) {
   REQUIRE_CUDA_TILE_SCAN();
   expect_interop_frame("external", {"interop: convert", "interop: wait", "interop: upload"});
+}
+
+// The median of each line of a timing summary ("  NAME   median   samples"), by name.
+std::map<std::string, double> summary_medians(const std::string& out) {
+  std::map<std::string, double> m;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  ", 0) != 0) continue;
+    // The name runs to the last two fields.
+    std::istringstream fields(line);
+    std::vector<std::string> words;
+    for (std::string w; fields >> w;) words.push_back(w);
+    if (words.size() < 3) continue;
+    std::string name;
+    for (std::size_t i = 0; i + 2 < words.size(); ++i) name += (i ? " " : "") + words[i];
+    try {
+      m[name] = std::stod(words[words.size() - 2]);
+    } catch (const std::exception&) {
+    }
+  }
+  return m;
+}
+
+// The Timings panel tells the truth: each stage of the render, as the viewer times it (offscreen,
+// a 1920x1080 window, so a 1080x1080 frame, playing), agrees with `circles bench`'s stage medians
+// for the same scene and size within 10% or 0.01 ms: a small scene, a deep one and an animated
+// one. The waits are lines of their own, never inside a stage.
+TEST_F(ViewerBinary, GpuStageTimingsAgreeWithTheBenchmark) {
+  REQUIRE_CUDA_TILE_SCAN();
+  for (const char* scene : {"rand10k", "rand1M", "snow"}) {
+    SCOPED_TRACE(scene);
+    const Result b = circles({"bench", "--scenes", scene, "--renderers", "cuda-tile-binned", "-s", "1080x1080",
+                              "--repeat", "60", "--json", path("bench.json")});
+    ASSERT_EQ(b.rc, 0) << describe(b);
+    const nlohmann::json records = nlohmann::json::parse(test::slurp(path("bench.json")));
+    ASSERT_EQ(records.size(), 1u);
+    const nlohmann::json& stages = records[0]["stage_median_ms"];
+    ASSERT_FALSE(stages.empty());
+    const Result v = circles({"view", "--offscreen", scene, "-r", "cuda-tile-binned", "-s", "1920x1080", "--play",
+                              "--quit-after", "300"});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    ASSERT_TRUE(contains(v.err, "render size 1080x1080")) << v.err;
+    const std::map<std::string, double> viewer = summary_medians(v.out);
+    for (const auto& [stage, ms] : stages.items()) {
+      const auto it = viewer.find("renderer: " + stage);
+      ASSERT_NE(it, viewer.end()) << "no line for " << stage << "\n" << v.out;
+      const double want = ms.get<double>(), got = it->second;
+      EXPECT_LE(std::fabs(got - want), std::max(0.10 * want, 0.01))
+          << stage << ": viewer " << got << " ms, bench " << want << " ms\n" << v.out;
+      std::printf("[ timings  ] %s %s: viewer %.4f ms, bench %.4f ms\n", scene, stage.c_str(), got, want);
+    }
+  }
+}
+
+// The timeline of a CUDA renderer: the render's and interop's stages in the CUDA lane, the GL
+// draws in the GL lane, every frame, on one clock (each CUDA stage inside the run's span).
+TEST_F(ViewerBinary, GpuTimelineHasTheCudaLane) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const Result v = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "40", "--play",
+                            "--timeline", path("timeline.json")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  const nlohmann::json doc = nlohmann::json::parse(test::slurp(path("timeline.json")));
+  std::size_t shade = 0, map = 0, present = 0, frames = 0;
+  double end = 0;
+  for (const nlohmann::json& s : doc["spans"]) {
+    const std::string name = s["name"], lane = s["lane"];
+    const double t0 = s["t0"], t1 = s["t1"];
+    EXPECT_LE(t0, t1) << name;
+    EXPECT_GE(t0, 0.0) << name;
+    if (name == "frame") ++frames, end = std::max(end, t1);
+    shade += lane == "cuda" && name == "renderer: clear+shade";
+    map += lane == "cuda" && name.rfind("wait: interop map", 0) == 0;
+    present += lane == "gl" && name == "gl: present";
+  }
+  EXPECT_EQ(frames, 40u);
+  EXPECT_GE(shade, 30u);  // a few frames' events are still in flight at the end, or dropped
+  EXPECT_GE(map, 30u);
+  EXPECT_GE(present, 30u);
+  for (const nlohmann::json& s : doc["spans"])
+    if (s["lane"] == "cuda") EXPECT_LE(s["t1"].get<double>(), end + 1.0) << s["name"];
 }
 
 // The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.

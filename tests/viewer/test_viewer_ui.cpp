@@ -4,6 +4,7 @@
 // these run in CI without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -85,6 +86,34 @@ TEST_F(ViewerBinary, HostCopyTimingSummaryHasItsSteps) {
     EXPECT_EQ(samples, 6) << stage;  // every frame, playing
     EXPECT_GE(ms, 0.0) << stage;
   }
+}
+
+// --timeline: every frame's intervals on one clock, as JSON, and the plot script draws it and sums
+// it up. Here (no GPU) the host and GL lanes; on a GPU the CUDA lane too (test_viewer_gpu.cpp).
+TEST_F(ViewerBinary, TimelineHasEveryFramesHostAndGlWork) {
+  const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "12", "--play",
+                            "--timeline", path("timeline.json")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(contains(v.err, "timeline: " + path("timeline.json"))) << v.err;
+  const std::string json = test::slurp(path("timeline.json"));
+  EXPECT_EQ(count_of(json, "\"name\": \"frame\""), 12u);
+  EXPECT_EQ(count_of(json, "\"name\": \"host: render\""), 12u);
+  EXPECT_GE(count_of(json, "\"name\": \"gl: present\""), 9u);  // GL results arrive frames later
+  EXPECT_EQ(count_of(json, "\"lane\": \"cuda\""), 0u);         // a CPU renderer
+  // The source tree: $CIRCLES_SOURCE_DIR (binaries copied to another machine), else this build's.
+  const char* src = std::getenv("CIRCLES_SOURCE_DIR");
+  const std::string script = std::string(src && *src ? src : CIRCLES_SOURCE_DIR) + "/scripts/plot_timeline.py";
+  const int rc = std::system(("python3 " + quote(script) + " " + quote(path("timeline.json")) + " -o " +
+                              quote(path("timeline.svg")) + " > " + quote(path("summary.md")))
+                                 .c_str());
+  ASSERT_EQ(rc, 0);
+  const std::string summary = test::slurp(path("summary.md"));
+  EXPECT_TRUE(contains(summary, "| GPU idle (neither) |")) << summary;
+  EXPECT_TRUE(contains(summary, "| host: render | host |")) << summary;
+  EXPECT_TRUE(contains(test::slurp(path("timeline.svg")), "<svg")) << "no drawing";
+  // An unwritable path is refused before anything opens.
+  const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--timeline", "/nonexistent/t.json"});
+  EXPECT_EQ(bad.rc, 2) << describe(bad);
 }
 
 }  // namespace

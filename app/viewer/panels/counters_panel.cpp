@@ -17,7 +17,9 @@ void counters_panel(CountersUi& c) {
     return;
   }
   if (c.targets.empty()) return;
-  string_combo("##target", c.targets, &c.selected, -80);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  string_combo("##target", c.targets, &c.selected,
+               -(ImGui::CalcTextSize("Measure").x + 2 * style.FramePadding.x + style.ItemSpacing.x));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the renderer's whole frame (every stage's kernels), or a lab variant ticked in the\n"
                       "Kernels panel (one run on that panel's input)");
@@ -34,7 +36,7 @@ void counters_panel(CountersUi& c) {
   ImGui::TextDisabled("%s: %d pass%s, %.1f ms", c.target.c_str(), c.passes, c.passes == 1 ? "" : "es", c.collect_ms);
   if (begin_table("##counters", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("counter", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed, 96);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthFixed, ui_px(96));
     for (const CountersUi::Value& v : c.values) {
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);

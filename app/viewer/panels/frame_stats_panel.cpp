@@ -25,7 +25,7 @@ void frame_stats_panel(FrameStatsUi& f) {
     return;
   }
   if (f.variants.empty()) return;
-  if (string_combo("reduction", f.variants, &f.selected, -90)) {
+  if (string_combo("reduction", f.variants, &f.selected, -ui_px(90))) {
     f.last.reset();
     f.check.clear();
   }
@@ -54,7 +54,7 @@ void frame_stats_panel(FrameStatsUi& f) {
     return;
   }
   if (f.transposes.empty()) return;
-  if (string_combo("transpose", f.transposes, &f.transpose_selected, -90)) f.transpose_check.clear();
+  if (string_combo("transpose", f.transposes, &f.transpose_selected, -ui_px(90))) f.transpose_check.clear();
   ImGui::Checkbox("show mirrored", &f.transpose_view);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the frame's colour planes transposed by this variant every frame and shown in place of\n"

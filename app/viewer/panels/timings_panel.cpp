@@ -91,6 +91,8 @@ void timings_panel(const TimingsUi& t) {
   // One row per stage: its colour in the chart, its name (wrapped where the column is narrow), its
   // median (or, when stale, its last value, dimmed, with its age in the tooltip); hover for its
   // own plot.
+  // Rows as tight as lines of text: the default window shows every stage without scrolling.
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetStyle().CellPadding.x, 0.f));
   if (!t.series.empty() && begin_table("##stages", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("colour", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch);
@@ -124,6 +126,7 @@ void timings_panel(const TimingsUi& t) {
     }
     end_table();
   }
+  ImGui::PopStyleVar();
   if (t.series.empty()) ImGui::TextDisabled("(no stage times yet)");
 }
 
