@@ -546,6 +546,11 @@ int run_cli(int argc, const char* const* argv) {
   view->add_option("--font-size", view_opt.font_size, "the panels' font size in pixels (6..64); default 13 x the UI scale")
       ->check(CLI::Range(6.f, 64.f));
   view->add_flag("--open-panels", view_opt.open_panels, "open every panel (a screenshot then shows the whole UI)");
+  view->add_flag("--overlap", view_opt.overlap,
+                 "queue a CUDA renderer's next frame without waiting for GL to draw the last (and GL's work "
+                 "without waiting for CUDA's): frames may come faster, but the GPU then switches between the "
+                 "two APIs inside a render stage, whose time includes GL's (default: each waits, and the waits "
+                 "are timed as lines of their own)");
   view->add_option("--timeline", view_opt.timeline,
                    "FILE: when the viewer exits, write every frame's work as intervals on one clock (JSON): the "
                    "host's (UI, swap), CUDA's (the render's and interop's stages) and GL's (upload, present, UI); "

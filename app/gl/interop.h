@@ -96,6 +96,9 @@ class CudaGlInterop {
 // gives the surface path instead and says so on stderr.
 std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::string* why_not);
 
+// Waits on the host until the work queued on `stream` (a cudaStream_t) is done; nothing without CUDA.
+void wait_for_stream(void* stream);
+
 // A CUDA event recorded on `stream` (a cudaStream_t) and waited for: the origin the viewer's
 // timeline measures CUDA events from (take_spans). nullptr (and *why_not) without CUDA.
 std::shared_ptr<void> record_origin_event(void* stream, std::string* why_not);

@@ -212,6 +212,8 @@ class RegisteredInterop final : public CudaGlInterop {
 
 }  // namespace
 
+void wait_for_stream(void* stream) { CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream))); }
+
 std::shared_ptr<void> record_origin_event(void* stream, std::string* /*why_not*/) {
   cudaEvent_t e = nullptr;
   CUDA_CHECK(cudaEventCreate(&e));

@@ -46,6 +46,7 @@ std::shared_ptr<void> record_origin_event(void* /*stream*/, std::string* why_not
   *why_not = "this build has no CUDA";
   return nullptr;
 }
+void wait_for_stream(void* /*stream*/) {}
 #endif
 
 namespace viewer_detail {
@@ -423,6 +424,42 @@ void Viewer::frame_to_texture() {
   timeline_.host("copy: upload", t1, t2);
   set_present_path(device ? "host copy: read_rgba8 + glTexSubImage2D (" + interop_off_reason_ + ")"
                           : "host copy: read_rgba8 + glTexSubImage2D (CPU renderer)");
+}
+
+// The frames' order on the GPU, unless --overlap: a CUDA renderer's work starts only once GL has
+// drawn the last frame (wait_for_gl), and GL's work only once CUDA's is done (wait_for_cuda).
+// The GPU then never switches between the two APIs in the middle of either's work, so a render
+// stage's time is its own kernels', not GL's time slices or the switches; the host's waits are
+// lines of their own. --overlap queues each API's work without waiting for the other's.
+bool Viewer::serialising() const { return !cfg_.opt.overlap && renderer_->device_pixels() != nullptr; }
+
+void Viewer::fence_gl() {
+  if (gl_fence_) glDeleteSync(static_cast<GLsync>(gl_fence_));
+  gl_fence_ = serialising() ? glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0) : nullptr;
+  GL_CHECK("glFenceSync");
+}
+
+void Viewer::wait_for_gl() {
+  if (!gl_fence_) return;
+  const auto t0 = Clock::now();
+  const GLenum r = glClientWaitSync(static_cast<GLsync>(gl_fence_), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+  GL_CHECK("glClientWaitSync");
+  if (r == GL_WAIT_FAILED || r == GL_TIMEOUT_EXPIRED) throw GlError("waiting for GL's last frame failed");
+  glDeleteSync(static_cast<GLsync>(gl_fence_));
+  gl_fence_ = nullptr;
+  const auto t1 = Clock::now();
+  record("wait: GL done (host)", ms_between(t0, t1));
+  timeline_.host("wait: GL done (host)", t0, t1);
+}
+
+void Viewer::wait_for_cuda() {
+  if (!rendered_ || !serialising()) return;
+  rendered_ = false;
+  const auto t0 = Clock::now();
+  wait_for_stream(renderer_->device_stream());
+  const auto t1 = Clock::now();
+  record("wait: CUDA done (host)", ms_between(t0, t1));
+  timeline_.host("wait: CUDA done (host)", t0, t1);
 }
 
 // Surface and pbo paths: map the texture (or pixel buffer) before the render, so the GPU's wait
@@ -821,12 +858,14 @@ int Viewer::run() {
     if (ui_.animation.playing && !fresh_) advance += ui_.animation.speed;
     for (int i = 0; i < advance; ++i) renderer_->advance();
     if (advance > 0 || dirty_ || ui_.animation.playing || ui_.animation.rerender_when_paused) {
+      wait_for_gl();      // GL's last frame done: the render's stages run alone on the GPU
       acquire_interop();  // the wait for GL to release the texture, before the render's kernels
       const auto r0 = Clock::now();
       renderer_->render();
       // The host's part of the render: all of a CPU renderer's; a GPU renderer's launches.
       timeline_.host(renderer_->device_pixels() ? "host: render (launches)" : "host: render", r0, Clock::now());
       frame_to_texture();
+      rendered_ = true;
       dirty_ = false;
     }
     fresh_ = false;
@@ -882,6 +921,7 @@ int Viewer::run() {
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
+    wait_for_cuda();  // the frame's CUDA work done before GL's starts: neither runs inside the other
     finish_present();
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
                      heat_.shown() ? ui_.heat.alpha : ui_.check.blend_alpha);
@@ -889,6 +929,7 @@ int Viewer::run() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ui_timer_->end();
     GL_CHECK("ImGui draw");
+    fence_gl();
     if (last_frame && !o.screenshot.empty()) take_screenshot(o.screenshot, fb_w, fb_h);
     const auto swap0 = Clock::now();
     surface_->present();

@@ -47,6 +47,7 @@ struct ViewerOptions {
   float font_size = 0;      // --font-size: pixels; 0: 13 at the UI's scale
   bool open_panels = false;  // --open-panels: every panel open (screenshots of the whole UI)
   std::string timeline;     // --timeline FILE: every frame's host, CUDA and GL intervals, as JSON
+  bool overlap = false;     // --overlap: CUDA's and GL's work queued without waiting for each other
 };
 
 // The options checked and resolved, before any window or context exists.

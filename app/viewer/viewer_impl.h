@@ -79,6 +79,12 @@ class Viewer {
   void frame_to_texture();
   void finish_present();   // the external path's wait and copy, before the frame is drawn
   void acquire_interop();  // the surface and pbo paths' map, before the render
+  bool serialising() const;
+  void fence_gl();       // after the frame's GL work (serialising)
+  void wait_for_gl();    // before the render: GL's last frame done
+  void wait_for_cuda();  // before GL's work: the frame's CUDA work done
+  void* gl_fence_ = nullptr;  // GLsync of the last frame's GL work
+  bool rendered_ = false;     // a CUDA frame was queued since the last wait_for_cuda
   void interop_failed(InteropPath path, const std::string& what);
   bool upload_pending_ = false;  // finish_present() has the frame's copy to do
   bool export_frame(const std::string& path);  // false (and said) when the write failed

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,14 +44,14 @@ void HeatTool::update(const ToolFrame& f, bool overlay_taken) {
   const std::string key = std::to_string(h.mode) + "/" + std::to_string(f.renderer.frame()) + "/" +
                           std::to_string(f.width) + "x" + std::to_string(f.height) + "/" + f.renderer_name;
   if (h.mode != 3 && key == key_ && shown_ && !log) return;
-  std::vector<float> values(static_cast<std::size_t>(f.width) * f.height);
   double sum = 0, lo = 0, hi = 0;
   std::size_t count = 0;
-  auto spread = [&](const std::vector<double>& per_tile, int tile, int tx) {
-    for (int j = 0; j < f.height; ++j)
-      for (int i = 0; i < f.width; ++i)
-        values[static_cast<std::size_t>(j) * f.width + i] =
-            static_cast<float>(per_tile[static_cast<std::size_t>(j / tile) * tx + i / tile]);
+  std::vector<float> values;  // per pixel (blends), or per tile
+  int tile = 1, tiles_x = f.width;  // values' grid: pixels, or tiles of `tile` pixels
+  auto per_tile = [&](const std::vector<double>& v, int t, int tx) {
+    values.assign(v.begin(), v.end());
+    tile = t;
+    tiles_x = tx;
   };
   auto stats = [&](const auto& v) {
     lo = v.empty() ? 0 : static_cast<double>(*std::min_element(v.begin(), v.end()));
@@ -59,29 +60,29 @@ void HeatTool::update(const ToolFrame& f, bool overlay_taken) {
     count = v.size();
   };
   if (h.mode == 3) {
-    int tile = 0, tx = 0, ty = 0;
-    std::vector<double> cycles = f.renderer.tile_cycles(&tile, &tx, &ty, log);
+    int t = 0, tx = 0, ty = 0;
+    std::vector<double> cycles = f.renderer.tile_cycles(&t, &tx, &ty, log);
     if (cycles.empty()) return;  // no copy of this size has finished yet
     if (cycles == cycles_ && shown_ && !log) return;  // no newer frame's copy has finished
     cycles_ = cycles;
     stats(cycles);
-    spread(cycles, tile, tx);
+    per_tile(cycles, t, tx);
     char what[96];
-    std::snprintf(what, sizeof what, "shade cycles per %dx%d tile (clock64, one block each)", tile, tile);
+    std::snprintf(what, sizeof what, "shade cycles per %dx%d tile (clock64, one block each)", t, t);
     h.what = what;
     h.unit = "cycles";
   } else {
     Renderer::HeatCounts counts;
     f.renderer.heat_counts(16, &counts);
     if (h.mode == 1) {
-      const std::vector<double> per_tile(counts.circles_per_tile.begin(), counts.circles_per_tile.end());
-      stats(per_tile);
-      spread(per_tile, counts.tile, counts.tiles_x);
+      const std::vector<double> circles(counts.circles_per_tile.begin(), counts.circles_per_tile.end());
+      stats(circles);
+      per_tile(circles, counts.tile, counts.tiles_x);
       h.what = "circles per 16x16 tile (conservative box test)";
       h.unit = "circles";
     } else {
       stats(counts.blends_per_pixel);
-      for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(counts.blends_per_pixel[k]);
+      values.assign(counts.blends_per_pixel.begin(), counts.blends_per_pixel.end());
       h.what = "blends per pixel (circles covering it)";
       h.unit = "blends";
     }
@@ -90,8 +91,27 @@ void HeatTool::update(const ToolFrame& f, bool overlay_taken) {
   h.hi = static_cast<float>(hi);
   h.mean = count ? static_cast<float>(sum / count) : 0.f;
   h.imbalance = h.mean > 0 ? h.hi / h.mean : 0.f;
-  const std::vector<std::uint8_t> texels = heat_texels(values, f.width, f.height, h.lo, h.hi);
-  f.presenter.upload_overlay(texels.data(), f.width, f.height);
+  // Colours per value, then (per tile) each tile's colour copied over its pixels a row at a time:
+  // a frame-sized map costs a few memcpy's, not a colour lookup per pixel.
+  const int grid_h = static_cast<int>(values.size() / static_cast<std::size_t>(tiles_x));
+  const std::vector<std::uint8_t> colours = heat_texels(values, tiles_x, grid_h, h.lo, h.hi);
+  const std::uint8_t* texels = colours.data();
+  std::vector<std::uint8_t> expanded;
+  if (tile > 1) {
+    const std::size_t row_bytes = static_cast<std::size_t>(f.width) * 4;
+    expanded.resize(row_bytes * f.height);
+    for (int j = 0; j < f.height; ++j) {
+      std::uint8_t* row = &expanded[row_bytes * j];
+      if (j % tile) {  // the same tile row as the row below it
+        std::memcpy(row, row - row_bytes, row_bytes);
+        continue;
+      }
+      const std::uint8_t* src = &colours[static_cast<std::size_t>(j / tile) * tiles_x * 4];
+      for (int i = 0; i < f.width; ++i) std::memcpy(row + 4 * i, src + 4 * (i / tile), 4);
+    }
+    texels = expanded.data();
+  }
+  f.presenter.upload_overlay(texels, f.width, f.height);
   shown_ = true;
   key_ = key;
   if (log)
