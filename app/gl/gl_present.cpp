@@ -64,6 +64,43 @@ void Presenter::upload_frame(const std::uint8_t* rgba) {
   GL_CALL(glBindTexture(GL_TEXTURE_2D, 0));
 }
 
+std::uint8_t* Presenter::begin_frame_upload() {
+  if (!frame_) throw GlError("Presenter::begin_frame_upload before ensure_size");
+  const std::size_t bytes = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * 4;
+  if (!upload_buffer_) {
+    GLuint name = 0;
+    GL_CALL(glGenBuffers(1, &name));
+    upload_buffer_ = GlBuffer(name);
+    upload_bytes_ = 0;
+  }
+  GL_CALL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, upload_buffer_.get()));
+  // New storage every frame (orphaning): the upload still reading the last frame keeps its own.
+  glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
+  upload_bytes_ = bytes;
+  void* p = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes),
+                             GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT | GL_MAP_UNSYNCHRONIZED_BIT);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);  // unbound before the check: a failure leaves no state
+  GL_CHECK("glMapBufferRange (frame upload)");
+  if (!p) throw GlError("glMapBufferRange returned no memory for the frame upload");
+  return static_cast<std::uint8_t*>(p);
+}
+
+void Presenter::end_frame_upload() {
+  if (!upload_buffer_ || !upload_bytes_) throw GlError("Presenter::end_frame_upload without begin_frame_upload");
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, upload_buffer_.get());
+  const GLboolean intact = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glBindTexture(GL_TEXTURE_2D, frame_.get());
+  if (intact) glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  upload_bytes_ = 0;
+  GL_CHECK("frame upload");
+  // The driver may lose a mapped buffer's contents (a mode switch); the texture keeps its last
+  // frame then, and the next frame uploads again.
+}
+
 GLuint Presenter::pixel_buffer() {
   if (pixel_buffer_) return pixel_buffer_.get();
   if (!frame_) throw GlError("Presenter::pixel_buffer before ensure_size");

@@ -28,6 +28,13 @@ class Presenter {
 
   // Fills the frame texture from 8-bit RGBA, bottom row first (to_texture_rgba8).
   void upload_frame(const std::uint8_t* rgba);
+  // The host copy's streaming upload: begin_frame_upload() maps a pixel buffer of the frame's size
+  // (a fresh one each frame: the old storage is orphaned, so nothing waits for the last upload) and
+  // returns where to write width * height * 4 bytes, bottom row first; end_frame_upload() unmaps it
+  // and copies it into the frame texture on the GPU. The bytes go straight into GL's memory: no
+  // copy inside glTexSubImage2D.
+  std::uint8_t* begin_frame_upload();
+  void end_frame_upload();
   // The pixel buffer (GL_PIXEL_UNPACK_BUFFER, width * height * 4 bytes, GL_STREAM_DRAW) of the
   // current size, created on first use; a new name per size, like the texture (interop must
   // re-register it after ensure_size returns true).
@@ -53,6 +60,8 @@ class Presenter {
   GlVertexArray vao_;  // empty: the triangle comes from gl_VertexID, but core GL needs a VAO
   GlTexture frame_, overlay_;
   GlBuffer pixel_buffer_;
+  GlBuffer upload_buffer_;  // begin/end_frame_upload's
+  std::size_t upload_bytes_ = 0;
   int width_ = 0, height_ = 0;
   int overlay_w_ = 0, overlay_h_ = 0;
   GLint u_frame_ = -1, u_overlay_ = -1, u_origin_ = -1, u_scale_ = -1, u_size_ = -1, u_mode_ = -1,

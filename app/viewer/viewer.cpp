@@ -1,7 +1,9 @@
 // The viewer's frame loop, shared by the window and the offscreen context:
-//   carry out last frame's requests -> (resize) -> advance -> render -> frame into the GL texture
-//   (CUDA-GL interop: surface or pbo; or read_rgba8 + glTexSubImage2D) -> UI -> present draw + ImGui draw ->
-//   swap (or fence) -> collect timings without blocking.
+//   carry out last frame's requests -> (resize) -> advance -> [wait for GL's last frame] -> render
+//   -> frame into the GL texture (CUDA-GL interop: surface, pbo or external; or read_rgba8 into a
+//   mapped pixel buffer) -> live tools -> UI -> [wait for the frame's CUDA work] -> present draw +
+//   ImGui draw -> swap (or fence) -> collect timings without blocking. The waits in brackets keep
+//   CUDA's and GL's work from running inside each other (--overlap drops them).
 #include "app/viewer/viewer_impl.h"
 
 #include <glad/gl.h>
@@ -191,7 +193,7 @@ void Viewer::setup() {
   if (cfg_.force_no_interop) {
     interop_off_reason_ = "interop disabled by " + cfg_.no_interop_source;
     notice("CUDA-GL interop disabled (" + cfg_.no_interop_source +
-           "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
+           "): CUDA frames go through a host copy (read_rgba8 + pixel buffer upload).");
   } else {
     std::string why;
     interop_ = make_cuda_gl_interop(cfg_.interop_path, &why);
@@ -412,18 +414,24 @@ void Viewer::frame_to_texture() {
   // The host copy: the frame's 8-bit bytes (a GPU renderer converts on the device and copies a
   // quarter of the float image's bytes; a CPU renderer converts its image on every core), then
   // glTexSubImage2D.
+  // The bytes are written straight into a mapped GL pixel buffer, then copied on the GPU.
   const auto t0 = Clock::now();
-  host_rgba8_.resize(static_cast<std::size_t>(render_w_) * render_h_ * 4);
-  renderer_->read_rgba8(host_rgba8_.data());
+  std::uint8_t* dst = presenter_->begin_frame_upload();
+  try {
+    renderer_->read_rgba8(dst);
+  } catch (...) {
+    presenter_->end_frame_upload();  // never leave the buffer mapped
+    throw;
+  }
   const auto t1 = Clock::now();
-  presenter_->upload_frame(host_rgba8_.data());
+  presenter_->end_frame_upload();
   const auto t2 = Clock::now();
   record("copy: read 8-bit", ms_between(t0, t1));
   record("copy: upload", ms_between(t1, t2));
   timeline_.host("copy: read 8-bit", t0, t1);
   timeline_.host("copy: upload", t1, t2);
-  set_present_path(device ? "host copy: read_rgba8 + glTexSubImage2D (" + interop_off_reason_ + ")"
-                          : "host copy: read_rgba8 + glTexSubImage2D (CPU renderer)");
+  set_present_path(device ? "host copy: read_rgba8 + pixel buffer upload (" + interop_off_reason_ + ")"
+                          : "host copy: read_rgba8 + pixel buffer upload (CPU renderer)");
 }
 
 // The frames' order on the GPU, unless --overlap: a CUDA renderer's work starts only once GL has
@@ -492,7 +500,7 @@ void Viewer::interop_failed(InteropPath path, const std::string& what) {
   }
   interop_off_reason_ = "interop failed: " + what;
   notice("CUDA-GL interop (" + std::string(interop_path_name(path)) + ") failed (" + what +
-         "): CUDA frames go through a host copy (read_rgba8 + glTexSubImage2D).");
+         "): CUDA frames go through a host copy (read_rgba8 + pixel buffer upload).");
 }
 
 // The external path's second half, just before the frame texture is drawn: the host waits for

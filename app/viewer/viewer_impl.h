@@ -121,7 +121,6 @@ class Viewer {
   std::optional<std::pair<int, int>> pending_size_;
   viewer_detail::Clock::time_point pending_since_;
   std::string present_path_;
-  std::vector<std::uint8_t> host_rgba8_;  // the host copy's bytes
 
   UiState ui_;
   ViewState view_;
