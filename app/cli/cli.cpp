@@ -533,11 +533,11 @@ int run_cli(int argc, const char* const* argv) {
                  "present CUDA frames through a host copy instead of CUDA-GL interop (also "
                  "CIRCLES_FORCE_NO_INTEROP=1)");
   view->add_option("--present", view_opt.present,
-                   "surface|pbo|external: how CUDA-GL interop writes CUDA frames into the GL texture: through a "
-                   "surface object on the registered texture (mapped each frame); into a registered pixel buffer "
-                   "copied by glTexSubImage2D (mapped each frame); or into memory CUDA exports and GL imports once "
-                   "(GL_EXT_memory_object_fd; no per-frame map), copied by glTexSubImage2D. Unused without a CUDA "
-                   "renderer")
+                   "external|surface|pbo: how CUDA-GL interop writes CUDA frames into the GL texture: into memory "
+                   "CUDA exports and GL imports once (GL_EXT_memory_object_fd; no per-frame map), copied by "
+                   "glTexSubImage2D (the default; the surface path where the driver lacks it); through a surface "
+                   "object on the registered texture (mapped each frame); or into a registered pixel buffer copied "
+                   "by glTexSubImage2D (mapped each frame). Unused without a CUDA renderer")
       ->capture_default_str();
   view->add_option("--ui-scale", view_opt.ui_scale,
                    "the panels' size and font scale (0.5..4); default: the monitor's content scale in a window, "

@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "render/renderer.h"
@@ -89,6 +90,8 @@ class CudaGlInterop {
   // The CUDA stages of every frame finished since the last call, in ms since `origin_event` (a
   // cudaEvent_t), for the viewer's timeline; never blocks.
   virtual std::vector<TimedSpan> take_spans(const void* origin_event) { (void)origin_event; return {}; }
+  // The external path's GL copies since the last call, as GL timestamps (ms), for the timeline.
+  virtual std::vector<std::pair<double, double>> take_gl_spans() { return {}; }
 };
 
 // The interop presenter for `path`; nullptr with *why_not when this build has no CUDA. External

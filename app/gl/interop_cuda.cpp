@@ -239,7 +239,7 @@ std::unique_ptr<CudaGlInterop> make_cuda_gl_interop(InteropPath path, std::strin
   if (path == InteropPath::External) {
     std::string why;
     if (external_interop_available(&why)) return make_external_interop();
-    std::fprintf(stderr, "viewer: --present external: %s; using the surface path instead\n", why.c_str());
+    std::fprintf(stderr, "viewer: the external present path is unavailable (%s): using the surface path\n", why.c_str());
     path = InteropPath::Surface;
   }
   return std::make_unique<RegisteredInterop>(path);

@@ -400,6 +400,8 @@ class ExternalInterop final : public CudaGlInterop {
     for (double ms : upload_timer_.take()) upload_ms_ = ms;
   }
 
+  std::vector<std::pair<double, double>> take_gl_spans() override { return upload_timer_.take_spans(); }
+
   std::vector<TimedSpan> take_spans(const void* origin_event) override {
     return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
   }

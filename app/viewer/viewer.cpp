@@ -766,6 +766,7 @@ void Viewer::collect_timings() {
       timeline_.cuda(renderer_->take_spans(origin), "renderer: ");
       if (interop_) timeline_.cuda(interop_->take_spans(origin), interop_stage_name);
     }
+    if (interop_) timeline_.gl("gl: upload (external)", interop_->take_gl_spans());
     timeline_.gl("gl: pbo upload", presenter_->upload_timer().take_spans());
     timeline_.gl("gl: present", presenter_->timer().take_spans());
     timeline_.gl("gl: ui", ui_timer_->take_spans());

@@ -35,7 +35,7 @@ struct ViewerOptions {
   bool play = false;        // start playing (else paused)
   int speed = 1;            // frames advanced per displayed frame while playing
   bool no_interop = false;  // force the host-copy path (also CIRCLES_FORCE_NO_INTEROP=1)
-  std::string present = "surface";  // interop path for CUDA renderers: "surface" or "pbo"
+  std::string present = "external";  // interop path for CUDA renderers: "external", "surface" or "pbo"
   std::string inspect;      // "I,J": inspect that pixel of the first frame (as a click would)
   std::string frame_stats;  // a lab reduce_sum variant to run over every frame (and check at the end)
   std::string transpose_view;  // a lab transpose variant: show the frame mirrored (and check at the end)
@@ -62,7 +62,7 @@ struct ViewerConfig {
   int inspect_i = -1, inspect_j = -1;  // --inspect
   bool vsync = true;
   bool force_no_interop = false;
-  InteropPath interop_path = InteropPath::Surface;  // --present
+  InteropPath interop_path = InteropPath::External;  // --present
   std::string no_interop_source;  // "--no-interop" or "CIRCLES_FORCE_NO_INTEROP=1"
   std::optional<KernelsUi> kernels;  // --kernels: the Kernels panel's choices
 };

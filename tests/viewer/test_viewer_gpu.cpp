@@ -154,7 +154,7 @@ TEST_F(ViewerBinary, GpuStageTimingsAgreeWithTheBenchmark) {
 TEST_F(ViewerBinary, GpuTimelineHasTheCudaLane) {
   REQUIRE_CUDA_TILE_SCAN();
   const Result v = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "40", "--play",
-                            "--timeline", path("timeline.json")});
+                            "--present", "surface", "--timeline", path("timeline.json")});
   ASSERT_EQ(v.rc, 0) << describe(v);
   const nlohmann::json doc = nlohmann::json::parse(test::slurp(path("timeline.json")));
   std::size_t shade = 0, map = 0, present = 0, frames = 0;
