@@ -179,7 +179,8 @@ add_custom_command(
 
 # --- the viewer itself, in circles_app (GL only in app/) ---------------------------------------
 target_sources(circles_app PRIVATE
-  app/viewer/viewer.cpp app/viewer/viewer_layout.cpp app/viewer/viewer_options.cpp app/viewer/timeline.cpp
+  app/viewer/viewer.cpp app/viewer/viewer_present.cpp app/viewer/viewer_timings.cpp app/viewer/viewer_output.cpp
+  app/viewer/viewer_layout.cpp app/viewer/viewer_options.cpp app/viewer/timeline.cpp
   app/viewer/tools/live_lab.cpp app/viewer/tools/frame_stats_tool.cpp app/viewer/tools/heat_tool.cpp
   app/viewer/tools/kernels_tool.cpp app/viewer/tools/counters_tool.cpp
   app/viewer/panels/column.cpp app/viewer/panels/widgets.cpp app/viewer/panels/scene_panel.cpp

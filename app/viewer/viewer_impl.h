@@ -1,5 +1,7 @@
-// The viewer's frame loop as a class, for app/viewer/viewer.cpp (the loop, state changes, the UI
-// and the checks). The live tools it calls each frame (frame statistics, the transpose view, the
+// The viewer's frame loop as a class, for the files that implement it: app/viewer/viewer.cpp (the
+// loop, state changes, the UI, the live tools' calls), viewer_present.cpp (the frame into the
+// texture and the waits around it), viewer_timings.cpp (stage samples, the timeline, the summary)
+// and viewer_output.cpp (export, check, screenshot). The live tools it calls each frame (frame statistics, the transpose view, the
 // heat map, the Kernels panel's lab runs, the hardware counters) are objects in app/viewer/tools/.
 // Not an interface: run_viewer() (app/viewer/viewer.h) is.
 #pragma once
@@ -40,6 +42,8 @@ namespace circles {
 
 namespace viewer_detail {
 class ImGuiSession;  // the ImGui context and its backends (app/viewer/viewer.cpp)
+// The present-path text of an interop path: "cuda-gl interop (external)", ...
+std::string interop_present_path(InteropPath p);
 }  // namespace viewer_detail
 
 struct CheckResult {
