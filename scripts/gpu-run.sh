@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device run on the GPU machine: GPU tests with the GPU required, compute-sanitizer on the
 # kernels, then the benchmark. Expects the executables in $BIN (default .device/bin) and writes
-# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [lab-sanitize]
+# logs under $OUT. Usage: bash scripts/gpu-run.sh [tests] [sanitize] [bench] [viewer] [window] [lab-sanitize]
 # [lab-bench] [lab-ncu] [lab-counters] [counters] [scans] [lab-live] [counters-viewer] [heat]
 # [fast-sanitize] [direct-sanitize] [floors] [sass] (default: the first four; the others are named explicitly).
 #
@@ -297,29 +297,55 @@ micro2M_tiny micro2M 1024x1024 ^tiny_shade_kernel"}
       ;;
     viewer)
       echo "== viewer: tests with CUDA-GL interop (CIRCLES_REQUIRE_GPU=1)"
-      CIRCLES_REQUIRE_GPU=1 CIRCLES_BIN="$BIN/circles" "$BIN/circles_viewer_tests" --gtest_brief=1 2>&1 \
-        | tee "$OUT/viewer_tests.log" | tail -15
+      CIRCLES_REQUIRE_GPU=1 CIRCLES_BIN="$BIN/circles" CIRCLES_SOURCE_DIR="$PWD" "$BIN/circles_viewer_tests" \
+        --gtest_brief=1 2>&1 | tee "$OUT/viewer_tests.log" | tail -15
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-      echo "== viewer: compute-sanitizer memcheck on the interop present kernel"
-      compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/circles" view --offscreen rand10k \
-        -s 640x480 --quit-after 3 --play > /tmp/san.log 2>&1
-      rc=$?; grep -E "ERROR SUMMARY|present:" /tmp/san.log; [ "$rc" -eq 0 ] || status=1
-      echo "== viewer: frame time at 1920x1080, offscreen, vsync off (render size 1920x1080)"
-      for scene in rand100k rand1M snow; do
-        "$BIN/circles" view --offscreen "$scene" -s 1920x1080 --render-size 1920x1080 --quit-after 300 --play \
-          2>&1 | tee "$OUT/viewer_$scene.log" | sed -n '/timing summary/,$p'
+      echo "== viewer: compute-sanitizer memcheck on each present path"
+      for present in external surface pbo; do
+        compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/circles" view --offscreen rand10k \
+          -r cuda-tile-binned -s 640x360 --quit-after 4 --play --present "$present" > /tmp/san.log 2>&1
+        rc=$?; echo "memcheck present $present: rc=$rc $(grep 'ERROR SUMMARY' /tmp/san.log)"
+        [ "$rc" -eq 0 ] || status=1
       done
-      echo "== diagnostics: snow through cuda-tile-scan, rand1M through the host copy"
-      "$BIN/circles" view --offscreen snow -r cuda-tile-scan -s 1920x1080 --render-size 1920x1080 --quit-after 300 \
-        --play 2>&1 | tee "$OUT/viewer_snow_tile_scan.log" | grep -E "^  frame|clear|FPS"
-      "$BIN/circles" view --offscreen rand1M -s 1920x1080 --render-size 1920x1080 --quit-after 300 --play --no-interop \
-        2>&1 | tee "$OUT/viewer_rand1M_host_copy.log" | grep -E "^  frame|copy|FPS"
-      echo "== the renderer alone at 1920x1080"
-      "$BIN/circles" bench --scenes rand100k,rand1M,snow --renderers cuda-tile-binned,cuda-tile-scan --tile-size 16 \
-        -s 1920x1080 --repeat 100 --max-seconds 10 2>&1 | tee "$OUT/bench_1080p.log"
-      echo "== screenshot"
-      "$BIN/circles" view --offscreen snow -s 1600x900 --quit-after 120 --play --screenshot "$OUT/viewer.png" \
-        2>&1 | grep -E "present|screenshot|EGL"
+      echo "== viewer: frames at 1920x1080 (a 1080x1080 frame) by present path, and their timelines"
+      for scene in rand10k rand1M snow; do
+        for present in external surface "external --overlap"; do
+          tag=$(echo "$present" | tr -d ' -')
+          "$BIN/circles" view --offscreen "$scene" -r cuda-tile-binned -s 1920x1080 --quit-after 300 --play \
+            --present $present --timeline "$OUT/timeline_${scene}_$tag.json" > "$OUT/viewer_${scene}_$tag.log" 2>&1
+          echo "$scene $present: $(grep -E '^  frame ' "$OUT/viewer_${scene}_$tag.log")"
+          python3 scripts/plot_timeline.py "$OUT/timeline_${scene}_$tag.json" -o "$OUT/timeline_${scene}_$tag.svg" \
+            > "$OUT/timeline_${scene}_$tag.md" || status=1
+        done
+      done
+      echo "== viewer: the host copy at 1080x1080"
+      "$BIN/circles" view --offscreen rand10k -r cuda-tile-binned -s 1920x1080 --quit-after 100 --play --no-interop \
+        2>&1 | grep -E "copy:|^  frame"
+      "$BIN/circles" view --offscreen rand10k -r cpu-mt -s 1920x1080 --quit-after 30 --play 2>&1 | grep -E "copy:|^  frame"
+      ;;
+    window)
+      # The window path on NVIDIA's GLX: Xvfb and the libraries its GLX needs (Mesa's DRI driver,
+      # LLVM), carried as .deb files in .gl-extra (git-ignored; about 50 MB: carry `circles`,
+      # `circles_viewer_tests`, .gl and .gl-extra only), unpacked where the machine lacks them.
+      #   apt-get download xvfb xauth xserver-common x11-xkb-utils xkb-data libxfont2 libfontenc1 \
+      #     libpixman-1-0 libxkbfile1 libunwind8 libfreetype6 libbrotli1 libpng16-16 libxmuu1 \
+      #     libgl1-mesa-dri libllvm15 libz3-4 libglapi-mesa libdrm-amdgpu1 libdrm-intel1 \
+      #     libdrm-nouveau2 libdrm-radeon1 libsensors5 libxcb-dri3-0 libedit2 libxml2
+      echo "== window: Xvfb with NVIDIA's GLX"
+      [ -d .gl-extra ] || { echo "gpu-run: window: no .gl-extra (see the list above)" >&2; exit 2; }
+      mkdir -p /tmp/xp && for f in .gl-extra/*.deb; do dpkg -x "$f" /tmp/xp; done
+      cp -rn /tmp/xp/usr/* /usr/ 2>/dev/null; cp -rn /tmp/xp/etc/* /etc/ 2>/dev/null; ldconfig
+      (Xvfb :7 -screen 0 1920x1080x24 +extension GLX > "$OUT/xvfb.log" 2>&1 &)
+      sleep 2
+      for present in external surface; do
+        DISPLAY=:7 __GLX_VENDOR_LIBRARY_NAME=nvidia "$BIN/circles" view rand10k -r cuda-tile-binned --quit-after 200 \
+          --play --vsync off --present "$present" --check > "$OUT/window_$present.log" 2>&1
+        rc=$?; echo "window $present: rc=$rc $(grep -E 'present:|check:' "$OUT/window_$present.log" | tr '\n' ' ')"
+        [ "$rc" -eq 0 ] || status=1
+      done
+      __GLX_VENDOR_LIBRARY_NAME=nvidia CIRCLES_REQUIRE_GPU=1 CIRCLES_BIN="$BIN/circles" "$BIN/circles_viewer_tests" \
+        --gtest_filter='*WindowUnderXvfb*' 2>&1 | tee "$OUT/window_test.log" | tail -4
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
   esac
 done
