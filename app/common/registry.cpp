@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "app/common/lab_registry.h"
+#include "kernels/primitives/device_scan_names.h"
 #include "render/cpu_renderers.h"
 #if CIRCLES_HAVE_CUDA
 #include "kernels/cuda/device.h"
@@ -44,12 +45,12 @@ std::vector<std::string> block_scan_notes() {
 }
 
 // cuda-tile-binned's scan of the per-circle tile counts (or of binning by counting's matrix): the
-// device-wide exclusive scans (kernels/primitives/device_scan.h, the lab's scan ladder). The
-// look-back scan is the default: one kernel where CUB's runs two, and launched dependent on the
-// count kernel it overlaps that kernel's tail.
+// device-wide exclusive scans (kernels/primitives/device_scan_names.h, the lab's scan ladder), the
+// look-back first.
 std::vector<std::string> device_scans() {
-  return {"scan-lookback", "scan-cub", "scan-warp-shuffle", "scan-blelloch-padded", "scan-blelloch-shared",
-          "scan-hillis-steele", "scan-blelloch-global"};
+  std::vector<std::string> names;
+  for (DeviceScan s : kDeviceScans) names.push_back(device_scan_name(s));
+  return names;
 }
 // Their lines are the lab registry's descriptions.
 std::vector<std::string> device_scan_notes() {

@@ -56,14 +56,6 @@ bool Presenter::ensure_size(int w, int h) {
   return true;
 }
 
-void Presenter::upload_frame(const std::uint8_t* rgba) {
-  GL_CALL(glPixelStorei(GL_UNPACK_ALIGNMENT, 4));
-  GL_CALL(glPixelStorei(GL_UNPACK_ROW_LENGTH, 0));
-  GL_CALL(glBindTexture(GL_TEXTURE_2D, frame_.get()));
-  GL_CALL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, rgba));
-  GL_CALL(glBindTexture(GL_TEXTURE_2D, 0));
-}
-
 std::uint8_t* Presenter::begin_frame_upload() {
   if (!frame_) throw GlError("Presenter::begin_frame_upload before ensure_size");
   const std::size_t bytes = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) * 4;

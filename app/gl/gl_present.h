@@ -26,8 +26,6 @@ class Presenter {
   int width() const { return width_; }
   int height() const { return height_; }
 
-  // Fills the frame texture from 8-bit RGBA, bottom row first (to_texture_rgba8).
-  void upload_frame(const std::uint8_t* rgba);
   // The host copy's streaming upload: begin_frame_upload() maps a pixel buffer of the frame's size
   // (a fresh one each frame: the old storage is orphaned, so nothing waits for the last upload) and
   // returns where to write width * height * 4 bytes, bottom row first; end_frame_upload() unmaps it

@@ -115,6 +115,12 @@ class SurfaceObject {
 class RegisteredInterop final : public CudaGlInterop {
  public:
   static constexpr const char* kBetween = "(between map and convert)";
+  // A timer's entries (StageTiming or TimedSpan) without the interval between map and convert.
+  template <class T>
+  static std::vector<T> without_between(std::vector<T> t) {
+    t.erase(std::remove_if(t.begin(), t.end(), [](const T& s) { return s.stage == kBetween; }), t.end());
+    return t;
+  }
   explicit RegisteredInterop(InteropPath path) : path_(path) {}
   ~RegisteredInterop() override { release(); }
 
@@ -164,16 +170,10 @@ class RegisteredInterop final : public CudaGlInterop {
     timer_.close(stream);
   }
 
-  std::vector<StageTiming> timings() const override {
-    std::vector<StageTiming> t = timer_.read(false);
-    t.erase(std::remove_if(t.begin(), t.end(), [](const StageTiming& s) { return s.stage == kBetween; }), t.end());
-    return t;
-  }
+  std::vector<StageTiming> timings() const override { return without_between(timer_.read(false)); }
   std::vector<TimedSpan> take_spans(const void* origin_event) override {
-    std::vector<TimedSpan> t =
-        timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
-    t.erase(std::remove_if(t.begin(), t.end(), [](const TimedSpan& s) { return s.stage == kBetween; }), t.end());
-    return t;
+    return without_between(
+        timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event))));
   }
 
  private:

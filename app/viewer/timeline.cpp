@@ -30,14 +30,9 @@ void Timeline::host(const std::string& name, Clock::time_point a, Clock::time_po
   spans_.push_back({"host", name, ms(a), ms(b)});
 }
 
-void Timeline::cuda(const std::vector<TimedSpan>& spans, const std::string& prefix) {
+void Timeline::cuda(const std::vector<TimedSpan>& spans, std::string (*name_of)(const std::string&)) {
   if (!started_) return;
-  for (const TimedSpan& s : spans) spans_.push_back({"cuda", prefix + s.stage, s.t0, s.t1});
-}
-
-void Timeline::cuda(std::vector<TimedSpan> spans, std::string (*rename)(const std::string&)) {
-  if (!started_) return;
-  for (const TimedSpan& s : spans) spans_.push_back({"cuda", rename(s.stage), s.t0, s.t1});
+  for (const TimedSpan& s : spans) spans_.push_back({"cuda", name_of(s.stage), s.t0, s.t1});
 }
 
 void Timeline::gl(const std::string& name, const std::vector<std::pair<double, double>>& spans_ms) {

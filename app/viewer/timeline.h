@@ -25,8 +25,8 @@ class Timeline {
   bool started() const { return started_; }
   const void* origin_event() const { return origin_.get(); }  // null without CUDA
   void host(const std::string& name, Clock::time_point a, Clock::time_point b);
-  void cuda(const std::vector<TimedSpan>& spans, const std::string& prefix);
-  void cuda(std::vector<TimedSpan> spans, std::string (*rename)(const std::string&));
+  // CUDA intervals, each named as `name_of` says (the Timings panel's names).
+  void cuda(const std::vector<TimedSpan>& spans, std::string (*name_of)(const std::string&));
   void gl(const std::string& name, const std::vector<std::pair<double, double>>& spans_ms);
   // The JSON: {"about": ..., "spans": [{"lane", "name", "t0", "t1"} ...]}, ms since the tie.
   void write(const std::string& path, const std::string& about) const;

@@ -176,7 +176,7 @@ void Viewer::setup() {
       o.ui_scale > 0 ? o.ui_scale : std::clamp(surface_->content_scale() / surface_->pixel_scale(), 0.5f, 4.f);
   const float font_px = o.font_size > 0 ? o.font_size : std::round(13.f * scale);
   // The column's width follows the font (a larger --font-size widens it too), so its lines fit.
-  ui_.scale = std::max(scale, font_px / 13.f);
+  ui_.scale = column_scale(scale, font_px);
   ui_.open_panels = o.open_panels;
   report("ui: scale %.2f, font %.0f px%s, column %d px", static_cast<double>(scale), static_cast<double>(font_px),
          o.ui_scale > 0 ? " (--ui-scale)" : " (the display's content scale)", panel_width(ui_.scale));
@@ -565,7 +565,7 @@ int Viewer::run() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     panel_overflow_ = draw_panel_column(ui_, display.x, display.y);
     ++panel_frames_;
-    help_window(&ui_.help_open, display.x, display.y);
+    help_window(&ui_.help_open, display.x, display.y, ui_.scale);
     ImGui::Render();
     const auto ui1 = Clock::now();
     record("host: ui", ms_between(ui0, ui1));  // building the panels (while the GPU renders)

@@ -90,7 +90,6 @@ class Viewer {
   void* gl_fence_ = nullptr;  // GLsync of the last frame's GL work
   bool rendered_ = false;     // a CUDA frame was queued since the last wait_for_cuda
   void interop_failed(InteropPath path, const std::string& what);
-  bool upload_pending_ = false;  // finish_present() has the frame's copy to do
   bool export_frame(const std::string& path);  // false (and said) when the write failed
   void start_check();
   void poll_check(bool wait);

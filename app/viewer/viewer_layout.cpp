@@ -101,18 +101,6 @@ float History::max() const {
   return m;
 }
 
-std::vector<std::uint8_t> to_texture_rgba8(const Image& img) {
-  // to_rgba8 is the one definition of the bytes (it is what write_png stores); it yields the top
-  // row first, the texture wants the bottom row first.
-  std::vector<std::uint8_t> top_first = to_rgba8(img);
-  std::vector<std::uint8_t> out(top_first.size());
-  const std::size_t row = static_cast<std::size_t>(img.width) * 4;
-  for (int r = 0; r < img.height; ++r)
-    std::copy_n(&top_first[static_cast<std::size_t>(r) * row], row,
-                &out[static_cast<std::size_t>(img.height - 1 - r) * row]);
-  return out;
-}
-
 std::array<std::uint8_t, 3> heat_colour(float t) {
   static const float stops[][3] = {{0.05f, 0.03f, 0.25f}, {0.45f, 0.08f, 0.55f}, {0.85f, 0.25f, 0.35f},
                                    {0.98f, 0.6f, 0.1f}, {1.f, 0.98f, 0.7f}};

@@ -1,6 +1,6 @@
 // The viewer's pure parts (no GL, no ImGui): the window layout, where the frame is drawn for a
-// given pan and zoom, rolling histories and medians for the timings, and the RGBA8 conversion
-// of frames for the texture. Unit-tested in tests/viewer/.
+// given pan and zoom, rolling histories and medians for the timings, and the heat map's colours.
+// Unit-tested in tests/viewer/.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -17,6 +17,9 @@ namespace circles {
 // pixels show the frame 1:1.
 constexpr int kPanelWidth = 360;
 inline int panel_width(float ui_scale) { return static_cast<int>(kPanelWidth * ui_scale + 0.5f); }
+// The column's scale for a UI scale and a font size in pixels (0: 13 x the scale): it follows the
+// font where that is larger, so a line that fits at 13 px fits at any size.
+inline float column_scale(float ui_scale, float font_px) { return font_px / 13.f > ui_scale ? font_px / 13.f : ui_scale; }
 // The offscreen "window" size when -s is not given.
 constexpr int kDefaultOffscreenWidth = 1280, kDefaultOffscreenHeight = 720;
 // The window size at start-up.
@@ -86,8 +89,5 @@ std::vector<std::uint8_t> heat_texels(const std::vector<float>& values, int widt
 
 // median() of a timing series: render/stats.h.
 
-// 8-bit RGBA with row 0 at the BOTTOM (glTexSubImage2D's order), each byte exactly what
-// to_rgba8 (and so write_png) produces for that pixel.
-std::vector<std::uint8_t> to_texture_rgba8(const Image& img);
 
 }  // namespace circles

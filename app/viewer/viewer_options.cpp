@@ -122,7 +122,7 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     c.window_w = kDefaultOffscreenWidth;
     c.window_h = kDefaultOffscreenHeight;
     if (!opt.size.empty()) parse_size(opt.size, &c.window_w, &c.window_h);
-    const float scale = std::max(opt.ui_scale > 0 ? opt.ui_scale : 1.f, opt.font_size / 13.f);
+    const float scale = column_scale(opt.ui_scale > 0 ? opt.ui_scale : 1.f, opt.font_size);
     const int min_w = std::max(kMinWindowWidth, panel_width(scale) + 32);
     if (c.window_w < min_w || c.window_h < kMinWindowHeight)
       throw std::invalid_argument("offscreen window " + opt.size + " is too small: at least " +

@@ -123,7 +123,8 @@ void Viewer::poll_check(bool wait) {
   }
   std::fflush(stdout);
   if (r.width == render_w_ && r.height == render_h_) {
-    const std::vector<std::uint8_t> bytes = to_texture_rgba8(r.diff);
+    std::vector<std::uint8_t> bytes(r.diff.pixels.size() * 4);
+    to_rgba8_bottom_up(r.diff, bytes.data());
     presenter_->upload_overlay(bytes.data(), r.width, r.height);
   }
 }

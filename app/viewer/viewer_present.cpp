@@ -23,7 +23,6 @@ using viewer_detail::ms_between;
 
 void Viewer::frame_to_texture() {
   const void* device = renderer_->device_pixels();
-  upload_pending_ = false;
   while (device && interop_) {
     const InteropPath path = interop_->path();
     try {
@@ -35,7 +34,6 @@ void Viewer::frame_to_texture() {
       // pbo: the bytes are in the pixel buffer; GL copies them into the texture (after the unmap).
       if (path == InteropPath::Pbo) presenter_->upload_from_pixel_buffer();
       // external: the host wait and GL's copy come later (finish_present), after the UI is built.
-      upload_pending_ = path == InteropPath::External;
       set_present_path(interop_present_path(path));
       return;
     } catch (const std::exception& e) {
@@ -135,10 +133,10 @@ void Viewer::interop_failed(InteropPath path, const std::string& what) {
 }
 
 // The external path's second half, just before the frame texture is drawn: the host waits for
-// the render and the convert (which ran while the UI was built) and GL copies the frame in.
+// the render and the convert (which ran while the UI was built) and GL copies the frame in. A
+// no-op where no frame waits (the other paths, or nothing rendered).
 void Viewer::finish_present() {
-  if (!upload_pending_ || !interop_) return;
-  upload_pending_ = false;
+  if (!interop_) return;
   try {
     interop_->finish_present();
   } catch (const std::exception& e) {

@@ -71,7 +71,7 @@ void Viewer::collect_timings() {
   for (double ms : ui_timer_->take()) record("gl: ui", ms);
   if (timeline_.started()) {  // the same work as intervals on one clock (--timeline)
     if (const void* origin = timeline_.origin_event()) {
-      timeline_.cuda(renderer_->take_spans(origin), "renderer: ");
+      timeline_.cuda(renderer_->take_spans(origin), [](const std::string& s) { return "renderer: " + s; });
       if (interop_) timeline_.cuda(interop_->take_spans(origin), interop_stage_name);
     }
     if (interop_) timeline_.gl("gl: upload (external)", interop_->take_gl_spans());

@@ -337,30 +337,6 @@ void exclusive_sum(DeviceScan s, const T* in, T* out, std::size_t n, Scratch& sc
 
 }  // namespace
 
-const char* device_scan_name(DeviceScan s) {
-  switch (s) {
-    case DeviceScan::blelloch_global: return "scan-blelloch-global";
-    case DeviceScan::hillis_steele: return "scan-hillis-steele";
-    case DeviceScan::blelloch_shared: return "scan-blelloch-shared";
-    case DeviceScan::blelloch_padded: return "scan-blelloch-padded";
-    case DeviceScan::warp_shuffle: return "scan-warp-shuffle";
-    case DeviceScan::lookback: return "scan-lookback";
-    case DeviceScan::cub: return "scan-cub";
-  }
-  return "?";
-}
-
-bool parse_device_scan(const std::string& name, DeviceScan* out) {
-  for (DeviceScan s : {DeviceScan::blelloch_global, DeviceScan::hillis_steele, DeviceScan::blelloch_shared,
-                       DeviceScan::blelloch_padded, DeviceScan::warp_shuffle, DeviceScan::lookback, DeviceScan::cub}) {
-    if (name == device_scan_name(s)) {
-      *out = s;
-      return true;
-    }
-  }
-  return false;
-}
-
 void device_exclusive_sum(DeviceScan s, const int* in, int* out, std::size_t n, Scratch& scratch, cudaStream_t stream,
                           bool dependent) {
   exclusive_sum<int>(s, in, out, n, scratch, stream, dependent);

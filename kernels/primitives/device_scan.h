@@ -9,15 +9,9 @@
 #include <string>
 
 #include "kernels/cuda/scratch.h"
+#include "kernels/primitives/device_scan_names.h"
 
 namespace circles {
-
-enum class DeviceScan { blelloch_global, hillis_steele, blelloch_shared, blelloch_padded, warp_shuffle, lookback, cub };
-
-// The name a user types (`--scan`, `circles kernels scan`): "scan-lookback", ...
-const char* device_scan_name(DeviceScan s);
-// The scan named `name`; false when no scan has that name.
-bool parse_device_scan(const std::string& name, DeviceScan* out);
 
 // out[i] = in[0] + ... + in[i-1] (out[0] = 0) for i < n, enqueued on `stream`: no synchronisation,
 // temporaries from `scratch`. `dependent`: launched programmatically dependent on the kernel

@@ -94,27 +94,6 @@ TEST_F(ViewerBinary, GpuOffscreenExternalInteropMatchesRender) {
   expect_interop_frame("external", {"interop: convert", "wait: render done (host)", "gl: upload (external)"});
 }
 
-// The median of each line of a timing summary ("  NAME   median   samples"), by name.
-std::map<std::string, double> summary_medians(const std::string& out) {
-  std::map<std::string, double> m;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("  ", 0) != 0) continue;
-    // The name runs to the last two fields.
-    std::istringstream fields(line);
-    std::vector<std::string> words;
-    for (std::string w; fields >> w;) words.push_back(w);
-    if (words.size() < 3) continue;
-    std::string name;
-    for (std::size_t i = 0; i + 2 < words.size(); ++i) name += (i ? " " : "") + words[i];
-    try {
-      m[name] = std::stod(words[words.size() - 2]);
-    } catch (const std::exception&) {
-    }
-  }
-  return m;
-}
-
 // The Timings panel tells the truth: each stage of the render, as the viewer times it (offscreen,
 // a 1920x1080 window, so a 1080x1080 frame, playing), agrees with `circles bench`'s stage medians
 // for the same scene and size within 10% or 0.01 ms: a small scene, a deep one and an animated
@@ -137,11 +116,11 @@ TEST_F(ViewerBinary, GpuStageTimingsAgreeWithTheBenchmark) {
                               "--quit-after", "300"});
     ASSERT_EQ(v.rc, 0) << describe(v);
     ASSERT_TRUE(contains(v.err, "render size 1080x1080")) << v.err;
-    const std::map<std::string, double> viewer = summary_medians(v.out);
+    const std::map<std::string, SummaryLine> viewer = timing_summary(v.out);
     for (const auto& [stage, ms] : stages.items()) {
       const auto it = viewer.find("renderer: " + stage);
       ASSERT_NE(it, viewer.end()) << "no line for " << stage << "\n" << v.out;
-      const double want = ms.get<double>(), got = it->second;
+      const double want = ms.get<double>(), got = it->second.median;
       EXPECT_LE(std::fabs(got - want), std::max(0.10 * want, 0.01))
           << stage << ": viewer " << got << " ms, bench " << want << " ms\n" << v.out;
       std::printf("[ timings  ] %s %s: viewer %.4f ms, bench %.4f ms\n", scene, stage.c_str(), got, want);
@@ -174,7 +153,9 @@ TEST_F(ViewerBinary, GpuTimelineHasTheCudaLane) {
   EXPECT_GE(map, 30u);
   EXPECT_GE(present, 30u);
   for (const nlohmann::json& s : doc["spans"])
-    if (s["lane"] == "cuda") EXPECT_LE(s["t1"].get<double>(), end + 1.0) << s["name"];
+    if (s["lane"] == "cuda") {
+      EXPECT_LE(s["t1"].get<double>(), end + 1.0) << s["name"];
+    }
 }
 
 // The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.

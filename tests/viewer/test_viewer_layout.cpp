@@ -140,7 +140,8 @@ TEST(ViewerLayout, TextureBytesAreToRgba8BottomRowFirst) {
   img.at(0, 0) = {1.f, 0.f, 0.f, 1.f};       // bottom-left: red
   img.at(2, 1) = {0.f, 0.f, 1.f, 1.f};       // top-right: blue
   img.at(1, 0) = {0.5f, -1.f, 2.f, 0.25f};   // clamped and rounded like to_rgba8
-  const std::vector<std::uint8_t> tex = to_texture_rgba8(img);
+  std::vector<std::uint8_t> tex(img.pixels.size() * 4);
+  to_rgba8_bottom_up(img, tex.data());
   const std::vector<std::uint8_t> png = to_rgba8(img);
   ASSERT_EQ(tex.size(), png.size());
   for (int row = 0; row < 2; ++row)

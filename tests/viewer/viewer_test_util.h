@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -38,6 +40,33 @@ struct Result {
   int rc = -1;
   std::string out, err;
 };
+
+// A timing summary's lines ("  NAME   median   samples"), by name: the median and the sample
+// count. The name runs to the last two fields.
+struct SummaryLine {
+  double median = 0;
+  long samples = 0;
+};
+inline std::map<std::string, SummaryLine> timing_summary(const std::string& out) {
+  std::map<std::string, SummaryLine> m;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  ", 0) != 0) continue;
+    std::istringstream fields(line);
+    std::vector<std::string> words;
+    for (std::string w; fields >> w;) words.push_back(w);
+    if (words.size() < 3) continue;
+    std::string name;
+    for (std::size_t i = 0; i + 2 < words.size(); ++i) name += (i ? " " : "") + words[i];
+    char* end1 = nullptr;
+    char* end2 = nullptr;
+    const double median = std::strtod(words[words.size() - 2].c_str(), &end1);
+    const long samples = std::strtol(words.back().c_str(), &end2, 10);
+    if (*end1 || *end2) continue;  // not a stage line
+    m[name] = {median, samples};
+  }
+  return m;
+}
 
 inline std::string describe(const Result& r) {
   return "exit " + std::to_string(r.rc) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;

@@ -15,10 +15,10 @@
 
 namespace circles {
 
-void help_window(bool* open, float display_w, float display_h) {
+void help_window(bool* open, float display_w, float display_h, float scale) {
   if (!*open) return;
   // Centred over the scene area, sized to its contents.
-  const float area_x = static_cast<float>(panel_width(ImGui::GetFontSize() / 13.f));
+  const float area_x = static_cast<float>(panel_width(scale));
   ImGui::SetNextWindowPos(ImVec2(area_x + std::max(display_w - area_x, 0.f) / 2, display_h / 2), ImGuiCond_Always,
                           ImVec2(0.5f, 0.5f));
   if (ImGui::Begin("Help", open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |

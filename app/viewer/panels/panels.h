@@ -31,6 +31,6 @@ bool string_combo(const char* label, const std::vector<std::string>& items, int*
 // "unavailable: WHY", greyed and wrapped: what a panel shows instead of what it cannot do here.
 void panel_unavailable(const std::string& why);
 // The Help window (over the scene area, only while open): every shortcut from shortcuts().
-void help_window(bool* open, float display_w, float display_h);
+void help_window(bool* open, float display_w, float display_h, float scale);  // scale: the column's
 
 }  // namespace circles

@@ -585,7 +585,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
 }  // namespace
 
 std::unique_ptr<Renderer> make_cuda_tile_binned_renderer(const RendererSettings& s) {
-  DeviceScan scan = DeviceScan::lookback;
+  DeviceScan scan = kDeviceScans.front();  // the look-back
   if (!s.scan.empty() && !parse_device_scan(s.scan, &scan))
     throw std::invalid_argument("cuda-tile-binned: '" + s.scan + "' is not a device-wide scan");
   return std::make_unique<CudaTileBinnedRenderer>(s.tile_size, scan, s.early_exit, s.half_colour, s.binned);
