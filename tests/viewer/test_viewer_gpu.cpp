@@ -292,6 +292,38 @@ TEST_F(ViewerBinary, GpuTransposeViewShowsTheFrameMirrored) {
   EXPECT_EQ(max_scene_area_difference(read_png(path("shot.png")), lab::transpose_cpu(read_png(path("render.png")))), 0);
 }
 
+// The window path on NVIDIA's GL: a GLFW window under Xvfb whose GLX client is NVIDIA's
+// (__GLX_VENDOR_LIBRARY_NAME=nvidia; Xvfb's own GLX runs on Mesa) presents the CUDA frame through
+// interop on the external and surface paths, and shows exactly what `circles render` writes. Skips
+// without xvfb-run or NVIDIA's GLX library; fails instead when CIRCLES_REQUIRE_WINDOW=1.
+TEST_F(ViewerBinary, GpuWindowOnNvidiaGlxUsesInteropAndMatchesRender) {
+  REQUIRE_CUDA_TILE_SCAN();
+  const char* required = std::getenv("CIRCLES_REQUIRE_WINDOW");
+  const bool must = required && std::string(required) == "1";
+  for (const char* need : {"command -v xvfb-run", "ldconfig -p | grep -q libGLX_nvidia.so.0"})
+    if (std::system((std::string(need) + " > /dev/null 2>&1").c_str()) != 0) {
+      if (must) FAIL() << "CIRCLES_REQUIRE_WINDOW=1 but this fails: " << need;
+      GTEST_SKIP() << "no window on NVIDIA's GLX here: " << need << " fails";
+    }
+  const Result r = circles({"render", "rand10k", "-r", "cuda-tile-scan", "-s", "720x720", "-o", path("render.png")});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  for (const std::string present : {"external", "surface"}) {
+    const std::string shot = path("window_" + present + ".png");
+    const Result v = circles({"view", "rand10k", "-r", "cuda-tile-scan", "--quit-after", "5", "--vsync", "off",
+                              "--present", present, "--screenshot", shot, "--check"},
+                             "__GLX_VENDOR_LIBRARY_NAME=nvidia", "xvfb-run -a -s '-screen 0 1280x1024x24'");
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    EXPECT_TRUE(contains(v.err, "window (GLFW")) << v.err;
+    EXPECT_TRUE(contains(v.err, "NVIDIA Corporation")) << v.err;  // the GL vendor: NVIDIA's GLX, not Mesa
+    EXPECT_TRUE(contains(v.err, "present: cuda-gl interop (" + present + ")")) << v.err;
+    EXPECT_EQ(count_of(v.err, "present: "), 1u) << v.err;  // no switch to another path
+    EXPECT_TRUE(contains(v.out, "check: PASS")) << v.out;
+    const Image window = read_png(shot);
+    ASSERT_EQ(window.width, 1280);
+    EXPECT_EQ(max_scene_area_difference(window, read_png(path("render.png"))), 0) << present;
+  }
+}
+
 TEST_F(ViewerBinary, GpuForcedNoInteropUsesTheHostCopy) {
   REQUIRE_CUDA_TILE_SCAN();
   const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cuda-tile-scan", "--quit-after", "3", "-s", "1000x400",
