@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 """Draws the viewer's timeline (`circles view --timeline FILE.json`) as an SVG, and sums it up.
 
-The JSON holds every displayed frame's work as intervals on one clock, in three lanes: host (the
-UI being built, the render's launches or a CPU renderer's render, copies, the swap's wait), cuda
-(the render's stages and the interop's, from CUDA events) and gl (upload, present and UI draws,
-from GL timestamps). The SVG shows FRAMES consecutive frames from the middle of the run, a row a
-lane, each interval a bar coloured by its name. The summary (stdout, Markdown) gives, over the
-frames from the middle quarter of the run on: the mean frame, the GPU's busy time per frame in
-CUDA and in GL, and the GPU's idle time per frame (neither CUDA nor GL busy): on a GPU machine the
-time lost switching between the two APIs' work.
+The JSON holds every displayed frame's work as intervals on one clock, in three lanes: host (each
+step of the loop: the window's events, advancing the animation, the render's launches or a CPU
+renderer's render, the present path's host side with its copies, the tools, the UI being built,
+GL's calls, the waits, collecting the timings), cuda (the render's stages and the interop's, from
+CUDA events) and gl (upload, present and UI draws, from GL timestamps). An interval may lie inside
+another (a wait inside GL's calls). The SVG shows FRAMES consecutive frames from the middle of the
+run, a row a lane, each interval a bar coloured by its name, shorter ones over longer ones. The
+summary (stdout, Markdown) gives, over the frames from the first quarter of the run on: the mean
+frame, the GPU's busy time per frame in CUDA and in GL, the GPU's idle time per frame (neither CUDA
+nor GL busy: on a GPU machine, the time lost switching between the two APIs' work), and the host's
+time outside every interval (near zero: the loop's steps cover the frame).
 
 Usage: scripts/plot_timeline.py FILE.json [-o OUT.svg] [--frames N]   (python3 only, no packages)
 Exit codes: 0 done, 1 bad input or an output that cannot be written, 2 a command-line mistake.
@@ -19,7 +22,8 @@ import sys
 
 LANES = ["host", "cuda", "gl"]
 PALETTE = ["#5b9ef2", "#f29a40", "#73cc73", "#e65966", "#b380e6", "#a6735a", "#f28dcc", "#999999",
-           "#cccc4d", "#4dccd9", "#8c564b", "#17becf"]
+           "#cccc4d", "#4dccd9", "#8c564b", "#17becf", "#1f4e99", "#b35900", "#2e8b2e", "#990f1f",
+           "#6a3d9a", "#d9b38c", "#555555", "#80b3ff"]
 
 
 def union_length(intervals, lo, hi):
@@ -71,6 +75,8 @@ def main():
     print(f"| GPU busy in CUDA | {union_length(cuda, lo, hi) / n:.3f} |")
     print(f"| GPU busy in GL | {union_length(gl, lo, hi) / n:.3f} |")
     print(f"| GPU idle (neither) | {((hi - lo) - busy) / n:.3f} |")
+    host = [(s["t0"], s["t1"]) for s in spans if s["lane"] == "host" and s["name"] != "frame"]
+    print(f"| host outside every interval | {((hi - lo) - union_length(host, lo, hi)) / n:.3f} |")
     names = []
     for s in spans:
         if s["t0"] >= lo and s["name"] not in names:
@@ -93,7 +99,8 @@ def main():
         y = top + i * row
         out.append(f'<text x="8" y="{y + row / 2 + 4}">{lane}</text>')
         out.append(f'<line x1="{left}" y1="{y + row}" x2="{width - 20}" y2="{y + row}" stroke="#ddd"/>')
-        for s in spans:
+        # Longest first, so that an interval inside another (a wait inside the host's draw) shows.
+        for s in sorted(spans, key=lambda s: s["t0"] - s["t1"]):
             if s["lane"] != lane or s["t1"] < w0 or s["t0"] > w1 or s["name"] == "frame":
                 continue
             x = left + (max(s["t0"], w0) - w0) * scale

@@ -512,26 +512,36 @@ int Viewer::run() {
     // 1. What the previous frame's UI, keys and drops asked for; the render size.
     apply_requests();
     update_render_size(area);
+    timeline_.host("host: events", t0, Clock::now());  // the window's events, the last frame's requests
 
     // 2. Advance and render.
     int advance = step_pending_;
     step_pending_ = 0;
     if (ui_.animation.playing && !fresh_) advance += ui_.animation.speed;
-    for (int i = 0; i < advance; ++i) renderer_->advance();
+    if (advance > 0) {
+      const auto a0 = Clock::now();
+      for (int i = 0; i < advance; ++i) renderer_->advance();
+      timeline_.host("host: advance", a0, Clock::now());
+    }
     if (advance > 0 || dirty_ || ui_.animation.playing || ui_.animation.rerender_when_paused) {
-      wait_for_gl();      // GL's last frame done: the render's stages run alone on the GPU
+      wait_for_gl();  // GL's last frame done: the render's stages run alone on the GPU
+      const auto m0 = Clock::now();
       acquire_interop();  // the wait for GL to release the texture, before the render's kernels
       const auto r0 = Clock::now();
+      if (interop_ && renderer_->device_pixels()) timeline_.host("host: interop acquire", m0, r0);
       renderer_->render();
       // The host's part of the render: all of a CPU renderer's; a GPU renderer's launches.
-      timeline_.host(renderer_->device_pixels() ? "host: render (launches)" : "host: render", r0, Clock::now());
+      const auto r1 = Clock::now();
+      timeline_.host(renderer_->device_pixels() ? "host: render (launches)" : "host: render", r0, r1);
       frame_to_texture();
+      timeline_.host("host: to texture", r1, Clock::now());  // the present path's host side
       rendered_ = true;
       dirty_ = false;
     }
     fresh_ = false;
 
     // 3. After the last frame (--quit-after): check, export (before drawing, so an overlay shows).
+    const auto tools0 = Clock::now();
     if (last_frame && o.check) {
       start_check();
       poll_check(true);
@@ -557,6 +567,7 @@ int Viewer::run() {
 
     // 4. The UI (it shows the frame just rendered); its requests apply next frame.
     const auto ui0 = Clock::now();
+    timeline_.host("host: tools", tools0, ui0);  // check, export, inspector, the live tools
     fill_ui();
     surface_->imgui_new_frame(dt);
     ImGui_ImplOpenGL3_NewFrame();
@@ -593,6 +604,7 @@ int Viewer::run() {
     fence_gl();
     if (last_frame && !o.screenshot.empty()) take_screenshot(o.screenshot, fb_w, fb_h);
     const auto swap0 = Clock::now();
+    timeline_.host("host: draw", ui1, swap0);  // GL's calls (the wait for CUDA and the present's inside)
     surface_->present();
     // The swap: vsync in a window; offscreen, the wait for the frame two before this one.
     const auto swap1 = Clock::now();
@@ -602,6 +614,7 @@ int Viewer::run() {
     // 6. Timings (never blocking) and the frame time.
     collect_timings();
     const auto t1 = Clock::now();
+    timeline_.host("host: timings", swap1, t1);
     timeline_.host("frame", t0, t1);
     const double frame_ms = ms_between(t0, t1);
     ui_.timings.frame_ms.push(static_cast<float>(frame_ms));
