@@ -16,6 +16,7 @@
 // Plain C++ interface (no CUDA or GL headers): the implementation is app/gl/interop_cuda.cpp,
 // app/gl/interop_external.cpp and app/gl/interop_present.cu, compiled only when the build has CUDA.
 #pragma once
+#include <chrono>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -48,6 +49,12 @@ inline bool interop_path_from_name(const std::string& name, InteropPath* out) {
     }
   return false;
 }
+
+// A host wait inside the interop (the external path's "fence" and "wait"), on the host's clock.
+struct HostSpan {
+  std::string stage;
+  std::chrono::steady_clock::time_point t0, t1;
+};
 
 class CudaGlInterop {
  public:
@@ -92,6 +99,8 @@ class CudaGlInterop {
   virtual std::vector<TimedSpan> take_spans(const void* origin_event) { (void)origin_event; return {}; }
   // The external path's GL copies since the last call, as GL timestamps (ms), for the timeline.
   virtual std::vector<std::pair<double, double>> take_gl_spans() { return {}; }
+  // The external path's host waits since the last call (the newest 64 at most), for the timeline.
+  virtual std::vector<HostSpan> take_host_spans() { return {}; }
 };
 
 // The interop presenter for `path`; nullptr with *why_not when this build has no CUDA. External

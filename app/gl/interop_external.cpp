@@ -347,6 +347,7 @@ class ExternalInterop final : public CudaGlInterop {
       const auto t0 = Clock::now();
       wait_and_delete(&s.fence);
       fence_ms_ = ms_since(t0);
+      host_span("fence", t0);
     }
     {
       NvtxScope range("interop: convert");
@@ -376,6 +377,7 @@ class ExternalInterop final : public CudaGlInterop {
       const auto t0 = Clock::now();
       CUDA_CHECK(cudaEventSynchronize(s.written));
       wait_ms_ = ms_since(t0);
+      host_span("wait", t0);
     }
     NvtxScope range("interop: upload");
     upload_timer_.begin();
@@ -401,6 +403,8 @@ class ExternalInterop final : public CudaGlInterop {
   }
 
   std::vector<std::pair<double, double>> take_gl_spans() override { return upload_timer_.take_spans(); }
+
+  std::vector<HostSpan> take_host_spans() override { return std::exchange(host_spans_, {}); }
 
   std::vector<TimedSpan> take_spans(const void* origin_event) override {
     return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
@@ -454,6 +458,12 @@ class ExternalInterop final : public CudaGlInterop {
   GlTimer upload_timer_;
   double fence_ms_ = -1, wait_ms_ = -1, upload_ms_ = -1;
   mutable std::vector<StageTiming> last_cuda_, last_out_;
+  std::vector<HostSpan> host_spans_;  // the newest 64 host waits, until take_host_spans()
+
+  void host_span(const char* stage, Clock::time_point t0) {
+    if (host_spans_.size() >= 64) host_spans_.erase(host_spans_.begin());
+    host_spans_.push_back({stage, t0, Clock::now()});
+  }
 };
 
 }  // namespace

@@ -25,7 +25,7 @@ void Timeline::start(void* cuda_stream) {
 }
 
 void Timeline::host(const std::string& name, Clock::time_point a, Clock::time_point b) {
-  if (!started_) return;
+  if (!started_ || a < host0_) return;  // work from before the clocks were tied is not on them
   const auto ms = [&](Clock::time_point t) { return std::chrono::duration<double, std::milli>(t - host0_).count(); };
   spans_.push_back({"host", name, ms(a), ms(b)});
 }

@@ -75,6 +75,8 @@ void Viewer::collect_timings() {
       if (interop_) timeline_.cuda(interop_->take_spans(origin), interop_stage_name);
     }
     if (interop_) timeline_.gl("gl: upload (external)", interop_->take_gl_spans());
+    if (interop_)
+      for (const HostSpan& h : interop_->take_host_spans()) timeline_.host(interop_stage_name(h.stage), h.t0, h.t1);
     timeline_.gl("gl: pbo upload", presenter_->upload_timer().take_spans());
     timeline_.gl("gl: present", presenter_->timer().take_spans());
     timeline_.gl("gl: ui", ui_timer_->take_spans());

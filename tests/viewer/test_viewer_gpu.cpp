@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gl/gl_present.h"
@@ -156,6 +157,37 @@ TEST_F(ViewerBinary, GpuTimelineHasTheCudaLane) {
     if (s["lane"] == "cuda") {
       EXPECT_LE(s["t1"].get<double>(), end + 1.0) << s["name"];
     }
+
+  // The external path's host waits are on the host lane, each inside the loop's step that waits
+  // (GL's calls or the present's host side).
+  const Result e = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "40", "--play",
+                            "--present", "external", "--timeline", path("external.json")});
+  ASSERT_EQ(e.rc, 0) << describe(e);
+  const nlohmann::json ext = nlohmann::json::parse(test::slurp(path("external.json")));
+  std::vector<std::pair<double, double>> draws, textures;
+  for (const nlohmann::json& s : ext["spans"]) {
+    if (s["name"] == "host: draw") draws.emplace_back(s["t0"], s["t1"]);
+    if (s["name"] == "host: to texture") textures.emplace_back(s["t0"], s["t1"]);
+  }
+  auto inside = [](const std::vector<std::pair<double, double>>& outer, double t0, double t1) {
+    return std::any_of(outer.begin(), outer.end(), [&](const auto& o) { return o.first <= t0 && t1 <= o.second; });
+  };
+  std::size_t waits = 0, fences = 0;
+  for (const nlohmann::json& s : ext["spans"]) {
+    const std::string name = s["name"];
+    const double t0 = s["t0"], t1 = s["t1"];
+    if (name == "wait: render done (host)") {
+      ++waits;
+      EXPECT_EQ(s["lane"], "host");
+      EXPECT_TRUE(inside(draws, t0, t1) || inside(textures, t0, t1)) << "the render's wait at " << t0 << " is in no step";
+    }
+    if (name == "wait: interop fence (host, for GL)") {
+      ++fences;
+      EXPECT_TRUE(inside(draws, t0, t1) || inside(textures, t0, t1)) << "the fence wait at " << t0 << " is in no step";
+    }
+  }
+  EXPECT_GE(waits, 38u);
+  EXPECT_GE(fences, 38u);
 }
 
 // The inspector against a CUDA renderer's pixel (read back from the device): the CPU walk agrees.
