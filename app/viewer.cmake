@@ -196,10 +196,7 @@ target_link_libraries(circles_app PUBLIC circles_imgui_backends
 if(CIRCLES_HAVE_CUDA)
   # CUDA-GL interop: register the texture, map it on the renderer's stream, write it from a kernel;
   # or (interop_external.cpp) write memory CUDA exports and GL imports once, no per-frame map.
-  # shared_semaphore.cpp: the external path's GPU waits (Vulkan makes the semaphores; its headers come
-  # from libvulkan-dev, its loader is opened at run time).
-  target_sources(circles_app PRIVATE app/gl/interop_cuda.cpp app/gl/interop_external.cpp app/gl/interop_present.cu
-    app/gl/shared_semaphore.cpp)
+  target_sources(circles_app PRIVATE app/gl/interop_cuda.cpp app/gl/interop_external.cpp app/gl/interop_present.cu)
   set_source_files_properties(app/gl/interop_present.cu PROPERTIES COMPILE_OPTIONS
     "--fmad=false;-Xcompiler=-ffp-contract=off;--Werror=all-warnings")
 endif()

@@ -9,8 +9,7 @@
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
 #   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_gpu_tests \
 #     build-gpu/tests/circles_viewer_tests .device/bin/
-#   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libstb0 libvulkan1   # fills .gl/ (needs .git/info;
-#   libvulkan1: the Vulkan loader, for the external present path's GPU waits)
+#   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libstb0   # fills .gl/ (needs .git/info)
 # Then one `device run` with carry [".device", ".gl"] and the command
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export OUT; bash scripts/gpu-run.sh
 # (if the EGL vendor file is missing there, also export

@@ -9,9 +9,8 @@ CUDA events) and gl (upload, present and UI draws, from GL timestamps). An inter
 another (a wait inside GL's calls). The SVG shows FRAMES consecutive frames from the middle of the
 run, a row a lane, each interval a bar coloured by its name, shorter ones over longer ones. The
 summary (stdout, Markdown) gives, over the frames from the first quarter of the run on: the mean
-frame, the GPU's busy time per frame in CUDA and in GL (their `wait:` intervals left out), the
-GPU's idle time per frame (neither CUDA nor GL busy: on a GPU machine, the time lost switching
-between the two APIs' work, and their waits on the GPU), and the host's
+frame, the GPU's busy time per frame in CUDA and in GL, the GPU's idle time per frame (neither CUDA
+nor GL busy: on a GPU machine, the time lost switching between the two APIs' work), and the host's
 time outside every interval (near zero: the loop's steps cover the frame).
 
 Usage: scripts/plot_timeline.py FILE.json [-o OUT.svg] [--frames N]   (python3 only, no packages)
@@ -66,11 +65,9 @@ def main():
     first = len(frames) // 4
     lo, hi = frames[first][0], frames[-1][1]
     n = len(frames) - first
-    # Busy: the lanes' work, their waits (a map's, a semaphore's) left out.
-    work = [s for s in spans if not s["name"].startswith("wait:")]
-    gpu = [(s["t0"], s["t1"]) for s in work if s["lane"] in ("cuda", "gl")]
-    cuda = [(s["t0"], s["t1"]) for s in work if s["lane"] == "cuda"]
-    gl = [(s["t0"], s["t1"]) for s in work if s["lane"] == "gl"]
+    gpu = [(s["t0"], s["t1"]) for s in spans if s["lane"] in ("cuda", "gl")]
+    cuda = [(s["t0"], s["t1"]) for s in spans if s["lane"] == "cuda"]
+    gl = [(s["t0"], s["t1"]) for s in spans if s["lane"] == "gl"]
     busy = union_length(gpu, lo, hi)
     print(f"{doc.get('about', '')}")
     print(f"\n| over {n} frames | ms per frame |\n| --- | ---: |")

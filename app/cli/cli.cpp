@@ -551,10 +551,6 @@ int run_cli(int argc, const char* const* argv) {
                  "without waiting for CUDA's): frames may come faster, but the GPU then switches between the "
                  "two APIs inside a render stage, whose time includes GL's (default: each waits, and the waits "
                  "are timed as lines of their own)");
-  view->add_flag("--host-waits", view_opt.host_waits,
-                 "--present external: order CUDA's and GL's work by waiting on the host (a CUDA event, a GL "
-                 "fence) instead of on the GPU (timeline semaphores Vulkan makes and both APIs import; the "
-                 "default where they can be made)");
   view->add_option("--timeline", view_opt.timeline,
                    "FILE: when the viewer exits, write every frame's work as intervals on one clock (JSON): the "
                    "host's (UI, swap), CUDA's (the render's and interop's stages) and GL's (upload, present, UI); "

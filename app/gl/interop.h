@@ -90,29 +90,15 @@ class CudaGlInterop {
   // The deferred second half of present() (GL thread, GL context current); a no-op when nothing
   // is pending, and on the surface and pbo paths. Throws on any CUDA or GL error.
   virtual void finish_present() {}
-  // External path: CUDA and GL wait for each other on the GPU, through timeline semaphores both
-  // import (app/gl/shared_semaphore.h), instead of on the host. attach() makes them unless
-  // use_gpu_waits(false) (--host-waits) came first, and keeps the host waits where they cannot be
-  // made; gpu_waits() says which, gpu_waits_note() how or why not. With them, acquire() holds the
-  // stream until GL's last frame is done (gl_frame_done(), called after GL's last draw of a frame),
-  // and finish_present() holds GL until the frame's CUDA work is done; the host waits for neither.
-  virtual void use_gpu_waits(bool on) { (void)on; }
-  virtual bool gpu_waits() const { return false; }
-  virtual std::string gpu_waits_note() const { return {}; }
-  virtual void gl_frame_done() {}
   // The newest finished frame's "map", "convert", "unmap" times (CUDA events); never blocks.
   // External path: "fence" (host wait for the GL copy that last read the buffer), "convert"
-  // (CUDA events), "wait" (host wait for the CUDA work), "upload" (GPU time of the GL copy); with
-  // GPU waits "gl wait" (CUDA events: the stream's wait for GL's last frame) and "cuda wait" (GL
-  // timer query: GL's wait for the frame's CUDA work) instead of "fence" and "wait".
+  // (CUDA events), "wait" (host wait for the CUDA work), "upload" (GPU time of the GL copy).
   virtual std::vector<StageTiming> timings() const = 0;
   // The CUDA stages of every frame finished since the last call, in ms since `origin_event` (a
   // cudaEvent_t), for the viewer's timeline; never blocks.
   virtual std::vector<TimedSpan> take_spans(const void* origin_event) { (void)origin_event; return {}; }
-  // The external path's GL copies since the last call, as GL timestamps (ms), for the timeline;
-  // and, with GPU waits, GL's waits for CUDA.
+  // The external path's GL copies since the last call, as GL timestamps (ms), for the timeline.
   virtual std::vector<std::pair<double, double>> take_gl_spans() { return {}; }
-  virtual std::vector<std::pair<double, double>> take_gl_wait_spans() { return {}; }
   // The external path's host waits since the last call (the newest 64 at most), for the timeline.
   virtual std::vector<HostSpan> take_host_spans() { return {}; }
 };

@@ -17,12 +17,8 @@
 //                     event: the renderer's frame and the convert are done; [GL] glTexSubImage2D
 //                     from the slot (bound as GL_PIXEL_UNPACK_BUFFER) into the frame texture,
 //                     then glFenceSync: the slot's new fence.
-// That is the ordering through the host (an event wait, a fence wait). With GPU waits (the
-// default where they can be made, app/gl/shared_semaphore.h) two timeline semaphores that Vulkan
-// makes and CUDA and GL import order it on the GPU instead: "cuda done" (CUDA signals frame n
-// after the convert, GL waits for it before the copy) and "gl done" (GL signals frame n after its
-// last draw, gl_frame_done; the stream waits for it in acquire(), before the next render, and in
-// present() before it writes a slot GL read): no host wait, no fence.
+// All CUDA<->GL ordering goes through the host (an event wait, a fence wait): CUDA can import
+// semaphores but not export them, and GL only imports, so GL_EXT_semaphore has nothing to take.
 // The CUDA driver API comes through cudaGetDriverEntryPointByVersion: nothing links libcuda.
 #include <glad/gl.h>
 #include <cuda.h>
@@ -44,7 +40,6 @@
 #include "app/gl/interop.h"
 #include "app/gl/interop_external.h"
 #include "app/gl/interop_present.h"
-#include "app/gl/shared_semaphore.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/nvtx.h"
 #include "kernels/cuda/stage_timer.h"
@@ -230,8 +225,6 @@ struct Slot {
   GlImportedBuffer buffer;
   GLsync fence = nullptr;
   cudaEvent_t written = nullptr;
-  std::uint64_t written_value = 0;  // GPU waits: the "cuda done" value of CUDA's last write
-  std::uint64_t read_value = 0;     // GPU waits: the "gl done" value after GL's last copy out of it
 
   Slot() { CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming)); }
   ~Slot() {
@@ -329,19 +322,12 @@ class ExternalInterop final : public CudaGlInterop {
                       " bytes, POSIX fd): " + why + "; " + why_dedicated);
     }
     slots_ = std::move(slots);  // the old ones went in release()
-    if (want_gpu_waits_ && !semaphores_ && gpu_waits_note_.empty()) {  // tried once
-      std::string why;
-      semaphores_ = SharedSemaphores::create(2, &why);
-      gpu_waits_note_ = semaphores_ ? "GPU waits (timeline semaphores Vulkan made, imported by CUDA and GL)"
-                                    : "host waits (no GPU waits: " + why + ")";
-    }
     texture_ = texture;
     width_ = width;
     height_ = height;
     next_ = 0;
     timer_.reset();
-    fence_ms_ = wait_ms_ = upload_ms_ = gl_wait_ms_ = -1;
-    wait_timer_.reset();
+    fence_ms_ = wait_ms_ = upload_ms_ = -1;
     last_cuda_.clear();
     last_out_.clear();
   }
@@ -349,47 +335,13 @@ class ExternalInterop final : public CudaGlInterop {
   void detach() override { release(); }
   bool attached() const override { return slots_[0] != nullptr; }
 
-  void use_gpu_waits(bool on) override {
-    want_gpu_waits_ = on;
-    if (!on) {
-      semaphores_.reset();
-      gpu_waits_note_ = "host waits (--host-waits)";
-    }
-  }
-  bool gpu_waits() const override { return semaphores_ != nullptr; }
-  std::string gpu_waits_note() const override { return gpu_waits_note_; }
-
-  // GPU waits: GL's frame is done (signalled every frame); the stream's next wait is for it.
-  void gl_frame_done() override {
-    if (!semaphores_) return;
-    semaphores_->gl_signal(kGlDone, gl_value_ + 1);
-    ++gl_value_;
-  }
-
-  // GPU waits: the stream holds the render until GL's last frame is done.
-  void acquire(void* stream_ptr) override {
-    if (!semaphores_ || !attached()) return;
-    signal_promised();
-    if (gl_value_ == 0) return;
-    cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-    wait_timer_.open(stream);
-    semaphores_->cuda_wait(kGlDone, gl_value_, stream);
-    wait_timer_.mark("gl wait", stream);
-    wait_timer_.close(stream);
-  }
-
   void present(const void* device_pixels, void* stream_ptr) override {
     if (!attached()) throw std::logic_error("CudaGlInterop::present before attach");
     if (pending_) finish_present();  // a deferred frame nobody finished: its copy goes first
     cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     Slot& s = *slots_[static_cast<std::size_t>(next_)];
     next_ = (next_ + 1) % kSlots;
-    if (semaphores_) {
-      // GL -> CUDA on the GPU: GL's copy out of this buffer (two frames ago) before CUDA writes it
-      // (acquire's wait covers it already where the viewer acquired).
-      signal_promised();
-      if (s.read_value > 0) semaphores_->cuda_wait(kGlDone, s.read_value, stream);
-    } else {
+    {
       // GL -> CUDA: GL's copy out of this buffer (two frames ago) must be done before CUDA writes it.
       NvtxScope range("interop: fence");
       const auto t0 = Clock::now();
@@ -405,10 +357,6 @@ class ExternalInterop final : public CudaGlInterop {
       timer_.mark("convert", stream);
       timer_.close(stream);
       CUDA_CHECK(cudaEventRecord(s.written, stream));
-      if (semaphores_) {
-        semaphores_->cuda_signal(kCudaDone, ++cuda_value_, stream);
-        s.written_value = cuda_value_;
-      }
     }
     pending_ = &s;
     if (!deferred_) finish_present();
@@ -423,20 +371,7 @@ class ExternalInterop final : public CudaGlInterop {
     if (!pending_) return;
     Slot& s = *pending_;
     pending_ = nullptr;
-    if (semaphores_) {
-      // CUDA -> GL on the GPU: GL's commands from here on wait for the frame's CUDA work.
-      NvtxScope range("interop: gpu wait");
-      gl_wait_timer_.begin();
-      try {
-        semaphores_->gl_wait(kCudaDone, s.written_value, s.buffer.get());
-      } catch (...) {
-        gl_wait_timer_.end();
-        throw;
-      }
-      gl_wait_timer_.end();
-      for (double ms : gl_wait_timer_.take()) gl_wait_ms_ = ms;
-      s.read_value = gl_promised_ = gl_value_ + 1;  // what gl_frame_done signals after this frame
-    } else {
+    {
       // CUDA -> GL: the renderer's frame and the convert are done before GL reads the buffer.
       NvtxScope range("interop: wait");
       const auto t0 = Clock::now();
@@ -456,7 +391,7 @@ class ExternalInterop final : public CudaGlInterop {
     // Unbound before anything can throw: a buffer left bound would turn the host-copy path's
     // pointers into offsets.
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    if (!semaphores_) s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    s.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     try {
       GL_CHECK("external interop upload");
     } catch (...) {
@@ -468,24 +403,16 @@ class ExternalInterop final : public CudaGlInterop {
   }
 
   std::vector<std::pair<double, double>> take_gl_spans() override { return upload_timer_.take_spans(); }
-  std::vector<std::pair<double, double>> take_gl_wait_spans() override { return gl_wait_timer_.take_spans(); }
 
   std::vector<HostSpan> take_host_spans() override { return std::exchange(host_spans_, {}); }
 
   std::vector<TimedSpan> take_spans(const void* origin_event) override {
-    cudaEvent_t origin = static_cast<cudaEvent_t>(const_cast<void*>(origin_event));
-    std::vector<TimedSpan> out = timer_.spans_after(&spans_seq_, origin);
-    for (TimedSpan& w : wait_timer_.spans_after(&wait_spans_seq_, origin)) out.push_back(std::move(w));
-    return out;
+    return timer_.spans_after(&spans_seq_, static_cast<cudaEvent_t>(const_cast<void*>(origin_event)));
   }
 
   std::vector<StageTiming> timings() const override {
     std::vector<StageTiming> cuda = timer_.read(false);
     if (cuda.empty()) return {};
-    if (semaphores_) {
-      std::vector<StageTiming> wait = wait_timer_.read(false);
-      cuda.insert(cuda.begin(), wait.begin(), wait.end());
-    }
     // The host times go with the CUDA times they were read with: a frame whose CUDA times were
     // already returned gives the same entries again (the viewer counts each frame once).
     if (cuda.size() == last_cuda_.size() &&
@@ -493,10 +420,9 @@ class ExternalInterop final : public CudaGlInterop {
                    [](const StageTiming& a, const StageTiming& b) { return a.stage == b.stage && a.ms == b.ms; }))
       return last_out_;
     std::vector<StageTiming> out;
-    if (fence_ms_ >= 0 && !semaphores_) out.push_back({"fence", fence_ms_});
+    if (fence_ms_ >= 0) out.push_back({"fence", fence_ms_});
     out.insert(out.end(), cuda.begin(), cuda.end());
-    if (wait_ms_ >= 0 && !semaphores_) out.push_back({"wait", wait_ms_});
-    if (gl_wait_ms_ >= 0 && semaphores_) out.push_back({"cuda wait", gl_wait_ms_});
+    if (wait_ms_ >= 0) out.push_back({"wait", wait_ms_});
     if (upload_ms_ >= 0) out.push_back({"upload", upload_ms_});
     last_cuda_ = std::move(cuda);
     last_out_ = out;
@@ -505,16 +431,11 @@ class ExternalInterop final : public CudaGlInterop {
 
  private:
   static constexpr int kSlots = 2;
-  static constexpr int kCudaDone = 0, kGlDone = 1;  // the shared semaphores
 
   // Waits for GL's copies and CUDA's writes still using the buffers, then frees them. Never throws.
   void release() {
     pending_ = nullptr;
     if (!attached()) return;
-    try {
-      signal_promised();  // a stream waiting for GL's frame must not wait for ever
-    } catch (const std::exception&) {
-    }
     for (std::unique_ptr<Slot>& s : slots_) {
       if (!s || !s->fence) continue;
       glClientWaitSync(s->fence, GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
@@ -537,25 +458,7 @@ class ExternalInterop final : public CudaGlInterop {
   GlTimer upload_timer_;
   double fence_ms_ = -1, wait_ms_ = -1, upload_ms_ = -1;
   mutable std::vector<StageTiming> last_cuda_, last_out_;
-  // GPU waits: the semaphores (kept across sizes), the values signalled so far, the timers.
-  bool want_gpu_waits_ = true;
-  std::unique_ptr<SharedSemaphores> semaphores_;
-  std::string gpu_waits_note_;
-  std::uint64_t cuda_value_ = 0, gl_value_ = 0, gl_promised_ = 0;
-  StageTimer wait_timer_;
-  long long wait_spans_seq_ = 0;
-  GlTimer gl_wait_timer_;
-  double gl_wait_ms_ = -1;
   std::vector<HostSpan> host_spans_;  // the newest 64 host waits, until take_host_spans()
-
-  // GPU waits: a value a wait relies on (a copy's frame) that gl_frame_done did not signal (an
-  // exception between the copy and the frame's end): signalled now, before the stream waits for it.
-  void signal_promised() {
-    if (semaphores_ && gl_value_ < gl_promised_) {
-      semaphores_->gl_signal(kGlDone, gl_promised_);
-      gl_value_ = gl_promised_;
-    }
-  }
 
   void host_span(const char* stage, Clock::time_point t0) {
     if (host_spans_.size() >= 64) host_spans_.erase(host_spans_.begin());

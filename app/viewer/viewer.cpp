@@ -199,9 +199,6 @@ void Viewer::setup() {
     // external: present() queues the convert; finish_present() (before the draw) waits for it and
     // copies, so the UI is built while the GPU renders.
     if (interop_) interop_->set_deferred_upload(true);
-    // external: CUDA and GL wait for each other on the GPU where they can (not with --overlap,
-    // which orders nothing, or --host-waits).
-    if (interop_) interop_->use_gpu_waits(!o.overlap && !o.host_waits);
   }
 
   scene_ = cfg_.scene;
@@ -585,10 +582,7 @@ int Viewer::run() {
     record("host: ui", ms_between(ui0, ui1));  // building the panels (while the GPU renders)
     timeline_.host("host: ui", ui0, ui1);
 
-    // 5. Draw: the frame's CUDA work done before GL's starts (neither runs inside the other; with
-    // GPU waits GL waits for it on the GPU), then clear, the frame in the scene area, the UI.
-    wait_for_cuda();
-    finish_present();
+    // 5. Draw: clear, the frame in the scene area, the UI over it all.
     surface_->bind_framebuffer();
     glViewport(0, 0, fb_w, fb_h);
     glClearColor(Presenter::kLetterbox[0], Presenter::kLetterbox[1], Presenter::kLetterbox[2], 1.f);
@@ -599,13 +593,14 @@ int Viewer::run() {
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
+    wait_for_cuda();  // the frame's CUDA work done before GL's starts: neither runs inside the other
+    finish_present();
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
                      heat_.shown() ? ui_.heat.alpha : ui_.check.blend_alpha);
     ui_timer_->begin();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ui_timer_->end();
     GL_CHECK("ImGui draw");
-    if (gpu_waits()) interop_->gl_frame_done();  // the next render waits for this, on the GPU
     fence_gl();
     if (last_frame && !o.screenshot.empty()) take_screenshot(o.screenshot, fb_w, fb_h);
     const auto swap0 = Clock::now();

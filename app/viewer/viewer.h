@@ -48,7 +48,6 @@ struct ViewerOptions {
   bool open_panels = false;  // --open-panels: every panel open (screenshots of the whole UI)
   std::string timeline;     // --timeline FILE: every frame's host, CUDA and GL intervals, as JSON
   bool overlap = false;     // --overlap: CUDA's and GL's work queued without waiting for each other
-  bool host_waits = false;  // --host-waits: the external path waits on the host, not on the GPU
 };
 
 // The options checked and resolved, before any window or context exists.

@@ -84,7 +84,6 @@ class Viewer {
   void finish_present();   // the external path's wait and copy, before the frame is drawn
   void acquire_interop();  // the surface and pbo paths' map, before the render
   bool serialising() const;
-  bool gpu_waits() const;  // the external path's GPU waits order this frame's CUDA and GL work
   void fence_gl();       // after the frame's GL work (serialising)
   void wait_for_gl();    // before the render: GL's last frame done
   void wait_for_cuda();  // before GL's work: the frame's CUDA work done
@@ -111,7 +110,6 @@ class Viewer {
   std::unique_ptr<GlTimer> ui_timer_;
   std::unique_ptr<CudaGlInterop> interop_;
   std::string interop_off_reason_;
-  std::string gpu_waits_note_;  // the external path's waits, as last reported
   std::unique_ptr<Renderer> renderer_;
   std::string renderer_name_;
 

@@ -20,7 +20,6 @@ namespace circles {
 using viewer_detail::Clock;
 using viewer_detail::interop_present_path;
 using viewer_detail::ms_between;
-using viewer_detail::report;
 
 void Viewer::frame_to_texture() {
   const void* device = renderer_->device_pixels();
@@ -32,16 +31,10 @@ void Viewer::frame_to_texture() {
         interop_->attach(target, render_w_, render_h_);
       }
       interop_->present(device, renderer_->device_stream());
-      const std::string note = interop_->gpu_waits_note();
-      if (!note.empty() && note != gpu_waits_note_) {
-        gpu_waits_note_ = note;
-        report("external path's waits: %s", note.c_str());
-      }
       // pbo: the bytes are in the pixel buffer; GL copies them into the texture (after the unmap).
       if (path == InteropPath::Pbo) presenter_->upload_from_pixel_buffer();
       // external: the host wait and GL's copy come later (finish_present), after the UI is built.
       set_present_path(interop_present_path(path));
-      ui_.renderer.present_path = present_path_ + (note.empty() ? "" : ": " + note);
       return;
     } catch (const std::exception& e) {
       interop_failed(path, e.what());
@@ -75,15 +68,7 @@ void Viewer::frame_to_texture() {
 // The GPU then never switches between the two APIs in the middle of either's work, so a render
 // stage's time is its own kernels', not GL's time slices or the switches; the host's waits are
 // lines of their own. --overlap queues each API's work without waiting for the other's.
-// With the external path's GPU waits the GPU keeps the same order with no host wait (acquire and
-// finish_present wait on the GPU, gl_frame_done signals GL's frame done).
-bool Viewer::serialising() const {
-  return !cfg_.opt.overlap && renderer_->device_pixels() != nullptr && !gpu_waits();
-}
-
-bool Viewer::gpu_waits() const {
-  return interop_ && interop_->gpu_waits() && present_path_ == interop_present_path(interop_->path());
-}
+bool Viewer::serialising() const { return !cfg_.opt.overlap && renderer_->device_pixels() != nullptr; }
 
 void Viewer::fence_gl() {
   if (gl_fence_) glDeleteSync(static_cast<GLsync>(gl_fence_));

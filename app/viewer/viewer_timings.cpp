@@ -40,8 +40,6 @@ std::string interop_stage_name(const std::string& stage) {
   if (stage == "fence") return "wait: interop fence (host, for GL)";
   if (stage == "wait") return "wait: render done (host)";
   if (stage == "upload") return "gl: upload (external)";
-  if (stage == "gl wait") return "wait: GL done (GPU)";
-  if (stage == "cuda wait") return "wait: CUDA done (GPU)";
   return "interop: " + stage;
 }
 
@@ -77,7 +75,6 @@ void Viewer::collect_timings() {
       if (interop_) timeline_.cuda(interop_->take_spans(origin), interop_stage_name);
     }
     if (interop_) timeline_.gl("gl: upload (external)", interop_->take_gl_spans());
-    if (interop_) timeline_.gl("wait: CUDA done (GPU)", interop_->take_gl_wait_spans());
     if (interop_)
       for (const HostSpan& h : interop_->take_host_spans()) timeline_.host(interop_stage_name(h.stage), h.t0, h.t1);
     timeline_.gl("gl: pbo upload", presenter_->upload_timer().take_spans());

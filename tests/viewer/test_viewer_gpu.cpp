@@ -90,26 +90,9 @@ TEST_F(ViewerBinary, GpuOffscreenPboInteropMatchesRender) {
 }
 
 // The external path: memory CUDA exports and GL imports once, no per-frame map; the same pixels.
-// By default CUDA and GL wait for each other on the GPU (timeline semaphores Vulkan makes): the
-// waits are GPU waits, and no host wait is left between the two.
 TEST_F(ViewerBinary, GpuOffscreenExternalInteropMatchesRender) {
   REQUIRE_CUDA_TILE_SCAN();
-  expect_interop_frame("external",
-                       {"interop: convert", "wait: GL done (GPU)", "wait: CUDA done (GPU)", "gl: upload (external)"});
-  const std::string &out = last_view_.out, &err = last_view_.err;
-  EXPECT_TRUE(contains(err, "external path's waits: GPU waits (timeline semaphores")) << err;
-  for (const char* host : {"wait: GL done (host)", "wait: CUDA done (host)", "wait: render done (host)",
-                           "wait: interop fence (host, for GL)"})
-    EXPECT_FALSE(contains(out, host)) << host << "\n" << out;
-}
-
-// --host-waits: the same path ordered by waits on the host (a CUDA event, GL fences).
-TEST_F(ViewerBinary, GpuOffscreenExternalInteropWithHostWaitsMatchesRender) {
-  REQUIRE_CUDA_TILE_SCAN();
-  expect_interop_frame("external",
-                       {"interop: convert", "wait: render done (host)", "wait: GL done (host)", "gl: upload (external)"},
-                       {"--host-waits"});
-  EXPECT_TRUE(contains(last_view_.err, "external path's waits: host waits (--host-waits)")) << last_view_.err;
+  expect_interop_frame("external", {"interop: convert", "wait: render done (host)", "gl: upload (external)"});
 }
 
 // The Timings panel tells the truth: each stage of the render, as the viewer times it (offscreen,
@@ -130,24 +113,18 @@ TEST_F(ViewerBinary, GpuStageTimingsAgreeWithTheBenchmark) {
     ASSERT_NE(record, nullptr) << records.dump(1);
     const nlohmann::json& stages = (*record)["stage_median_ms"];
     ASSERT_FALSE(stages.empty());
-    // The default (GPU waits) and --host-waits.
-    for (const std::string waits : {"gpu", "host"}) {
-      std::vector<std::string> args = {"view", "--offscreen", scene, "-r", "cuda-tile-binned", "-s", "1920x1080",
-                                       "--play", "--quit-after", "300"};
-      if (waits == "host") args.push_back("--host-waits");
-      const Result v = circles(args);
-      ASSERT_EQ(v.rc, 0) << describe(v);
-      ASSERT_TRUE(contains(v.err, "render size 1080x1080")) << v.err;
-      const std::map<std::string, SummaryLine> viewer = timing_summary(v.out);
-      for (const auto& [stage, ms] : stages.items()) {
-        const auto it = viewer.find("renderer: " + stage);
-        ASSERT_NE(it, viewer.end()) << "no line for " << stage << "\n" << v.out;
-        const double want = ms.get<double>(), got = it->second.median;
-        EXPECT_LE(std::fabs(got - want), std::max(0.10 * want, 0.01))
-            << waits << " waits, " << stage << ": viewer " << got << " ms, bench " << want << " ms\n" << v.out;
-        std::printf("[ timings  ] %s %s (%s waits): viewer %.4f ms, bench %.4f ms\n", scene, stage.c_str(),
-                    waits.c_str(), got, want);
-      }
+    const Result v = circles({"view", "--offscreen", scene, "-r", "cuda-tile-binned", "-s", "1920x1080", "--play",
+                              "--quit-after", "300"});
+    ASSERT_EQ(v.rc, 0) << describe(v);
+    ASSERT_TRUE(contains(v.err, "render size 1080x1080")) << v.err;
+    const std::map<std::string, SummaryLine> viewer = timing_summary(v.out);
+    for (const auto& [stage, ms] : stages.items()) {
+      const auto it = viewer.find("renderer: " + stage);
+      ASSERT_NE(it, viewer.end()) << "no line for " << stage << "\n" << v.out;
+      const double want = ms.get<double>(), got = it->second.median;
+      EXPECT_LE(std::fabs(got - want), std::max(0.10 * want, 0.01))
+          << stage << ": viewer " << got << " ms, bench " << want << " ms\n" << v.out;
+      std::printf("[ timings  ] %s %s: viewer %.4f ms, bench %.4f ms\n", scene, stage.c_str(), got, want);
     }
   }
 }
@@ -181,10 +158,10 @@ TEST_F(ViewerBinary, GpuTimelineHasTheCudaLane) {
       EXPECT_LE(s["t1"].get<double>(), end + 1.0) << s["name"];
     }
 
-  // With --host-waits they are on the host lane, each inside the loop's step that waits (GL's
-  // calls or the present's host side).
+  // The external path's host waits are on the host lane, each inside the loop's step that waits
+  // (GL's calls or the present's host side).
   const Result e = circles({"view", "--offscreen", "snow", "-r", "cuda-tile-binned", "--quit-after", "40", "--play",
-                            "--present", "external", "--host-waits", "--timeline", path("external.json")});
+                            "--present", "external", "--timeline", path("external.json")});
   ASSERT_EQ(e.rc, 0) << describe(e);
   const nlohmann::json ext = nlohmann::json::parse(test::slurp(path("external.json")));
   std::vector<std::pair<double, double>> draws, textures;
