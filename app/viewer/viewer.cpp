@@ -582,7 +582,10 @@ int Viewer::run() {
     record("host: ui", ms_between(ui0, ui1));  // building the panels (while the GPU renders)
     timeline_.host("host: ui", ui0, ui1);
 
-    // 5. Draw: clear, the frame in the scene area, the UI over it all.
+    // 5. Draw: once the frame's CUDA work is done (GL's work, the clear included, never runs inside
+    // it), clear, the frame in the scene area, the UI over it all.
+    wait_for_cuda();
+    finish_present();
     surface_->bind_framebuffer();
     glViewport(0, 0, fb_w, fb_h);
     glClearColor(Presenter::kLetterbox[0], Presenter::kLetterbox[1], Presenter::kLetterbox[2], 1.f);
@@ -593,8 +596,6 @@ int Viewer::run() {
                                 : !ui_.check.overlay ? OverlayMode::None
                                 : ui_.check.blend  ? OverlayMode::Blend
                                                    : OverlayMode::Replace;
-    wait_for_cuda();  // the frame's CUDA work done before GL's starts: neither runs inside the other
-    finish_present();
     presenter_->draw(area, place_frame(area, render_w_, render_h_, view_), overlay,
                      heat_.shown() ? ui_.heat.alpha : ui_.check.blend_alpha);
     ui_timer_->begin();
