@@ -95,12 +95,13 @@ def main():
     colour = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + row * 3 + 40 + 18 * ((len(names) + 2) // 3)}" '
            'font-family="monospace" font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
+    # Longest first, so that an interval inside another (a wait inside the host's draw) shows.
+    longest_first = sorted(spans, key=lambda s: s["t0"] - s["t1"])
     for i, lane in enumerate(LANES):
         y = top + i * row
         out.append(f'<text x="8" y="{y + row / 2 + 4}">{lane}</text>')
         out.append(f'<line x1="{left}" y1="{y + row}" x2="{width - 20}" y2="{y + row}" stroke="#ddd"/>')
-        # Longest first, so that an interval inside another (a wait inside the host's draw) shows.
-        for s in sorted(spans, key=lambda s: s["t0"] - s["t1"]):
+        for s in longest_first:
             if s["lane"] != lane or s["t1"] < w0 or s["t0"] > w1 or s["name"] == "frame":
                 continue
             x = left + (max(s["t0"], w0) - w0) * scale

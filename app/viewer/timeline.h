@@ -1,5 +1,5 @@
 // The viewer's timeline (--timeline FILE): every displayed frame's work as intervals on one clock,
-// in three lanes: the host (building the UI, the swap's wait, the whole loop), CUDA (the render's
+// in three lanes: the host (each step of the loop, its waits, the whole loop), CUDA (the render's
 // stages and the interop's, from the CUDA events the Timings panel reads) and GL (the frame's
 // upload, present and UI draws, from GL_TIMESTAMP queries). The clocks are tied together once at
 // the start: with the GPU idle, a CUDA event is recorded and waited for, and the GL timestamp and
@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,7 +25,8 @@ class Timeline {
   void start(void* cuda_stream);
   bool started() const { return started_; }
   const void* origin_event() const { return origin_.get(); }  // null without CUDA
-  void host(const std::string& name, Clock::time_point a, Clock::time_point b);
+  // A host interval (the name is copied only while recording: the loop calls this every frame).
+  void host(std::string_view name, Clock::time_point a, Clock::time_point b);
   // CUDA intervals, each named as `name_of` says (the Timings panel's names).
   void cuda(const std::vector<TimedSpan>& spans, std::string (*name_of)(const std::string&));
   void gl(const std::string& name, const std::vector<std::pair<double, double>>& spans_ms);
