@@ -1,7 +1,8 @@
 // The drawing modes and what each promises against cpu-ref, the picture's definition:
 //   exact        cpu-ref's floats to the bit, so its 8-bit bytes (every renderer's default);
-//   half colour  R, G and B within 2^-10 of cpu-ref's, alpha exact (cuda-tile-binned's
-//                --half-colour, on frames its eight-pixel walk draws);
+//   half colour  R, G and B within 2^-10 of cpu-ref's, alpha its bits on every pixel under fewer
+//                than 2^20 circles (cuda-tile-binned's --half-colour, on frames its eight-pixel
+//                walk draws);
 //   early exit   every 8-bit value within one step of cpu-ref's (cuda-tile-binned's --early-exit).
 // A renderer takes a fast mode only where the scene lets it keep that promise; elsewhere it draws
 // the frame exact and its plan says why. The refusals below are those rules, plain host C++.
@@ -19,13 +20,19 @@ const char* mode_promise(Mode m);  // one line: what the mode guarantees against
 
 // Half colour's bound per colour channel, in float.
 constexpr float kHalfColourBound = 1.f / 1024.f;
+// Half colour's alpha is cpu-ref's bits where cpu-ref's alpha is under this: its sums of
+// sixteenths are exact in float there, summed batch by batch or circle by circle. Every pixel
+// under fewer than 2^20 circles is (each alpha and the background's at most 1); a pixel deeper
+// than that may sum its alpha with a different rounding, and has no bound on it in this mode.
+constexpr float kHalfColourExactAlpha = 1048576.f;  // 2^20
 // Early exit: the alphas its bound allows without counting them (0, or at least this), and how
 // many circles of a scene may have a smaller alpha above 0.
 constexpr float kEarlyExitMinAlpha = 1.f / 256.f;
 constexpr std::size_t kEarlyExitMaxFaint = 4096;
 
 // Why half-precision colour cannot keep its bound on this scene (snow shading; a colour or the
-// background outside [0, 1]; an alpha that is not a multiple of 1/16 from 1/2 to 1), or "".
+// background outside [0, 1]; a background alpha that is not one multiple of 1/16 on every row; a
+// circle's alpha that is not a multiple of 1/16 from 1/2 to 1), or "".
 std::string half_colour_refusal(const Scene& scene);
 // Why early exit cannot keep its bound on this scene, or "". Its front-to-back sums round
 // differently from cpu-ref's back-to-front ones; the difference stays far under an 8-bit step

@@ -9,15 +9,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "app/common/registry.h"
+#include "gpu/gpu_test_util.h"
 #include "random_scene.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
 #include "render/modes.h"
 #include "render/raster.h"
 #include "render/scene_io.h"
+#include "scoped_env.h"
 #include "test_util.h"
 
 namespace circles {
@@ -51,6 +55,20 @@ TEST(Modes, HalfColourOnlyWhereItsBoundHolds) {
   EXPECT_EQ(half_colour_refusal(s), "the background's colour is outside [0, 1]");
   s.background.bottom = Float4{0.f, 1.f, 0.f, 1.f};
   EXPECT_EQ(half_colour_refusal(s), "");
+  // The background's alpha starts every pixel's alpha sum: a sixteenth on every row (a gradient's
+  // two ends equal), else the batch sums round differently from cpu-ref's.
+  const std::string bg_alpha = "the background's alpha is not one multiple of 1/16 from 0 to 1 on every row";
+  s.background.bottom.w = 0.5f;
+  EXPECT_EQ(half_colour_refusal(s), bg_alpha);
+  s.background.top.w = s.background.bottom.w = 0.3f;
+  EXPECT_EQ(half_colour_refusal(s), bg_alpha);
+  s.background.top.w = s.background.bottom.w = 0.f;
+  EXPECT_EQ(half_colour_refusal(s), "");
+  s.background.kind = Background::Kind::Solid;
+  s.background.top.w = 0.0625f;
+  EXPECT_EQ(half_colour_refusal(s), "");
+  s.background.top.w = std::nextafter(1.f, 0.f);
+  EXPECT_EQ(half_colour_refusal(s), bg_alpha);
   EXPECT_EQ(half_colour_refusal(make_builtin_scene("snow")), "snow shading");
 }
 
@@ -102,8 +120,19 @@ TEST(Modes, PromisesAreCheckedToTheBit) {
   EXPECT_NE(promise_broken(Mode::HalfColour, ref, t).find("more than 2^-10"), std::string::npos);
   t.pixels[4].y = 0.5f + 0.9f / 1024.f;
   EXPECT_EQ(promise_broken(Mode::HalfColour, ref, t), "");
-  t.pixels[4].w = ref.pixels[4].w + 1e-6f;  // alpha: relative bound
-  EXPECT_EQ(promise_broken(Mode::HalfColour, ref, t), "");
+  // Half colour's alpha is cpu-ref's bits (up to 2^20): an ulp off breaks it; past 2^20 it is
+  // not bound.
+  t.pixels[4].w = std::nextafter(ref.pixels[4].w, 10.f);
+  EXPECT_NE(promise_broken(Mode::HalfColour, ref, t).find("(alpha) differs from cpu-ref's float"), std::string::npos)
+      << promise_broken(Mode::HalfColour, ref, t);
+  Image deep = ref, deep2 = ref;
+  deep.pixels[4].w = 1048576.f;
+  deep2.pixels[4].w = std::nextafter(1048576.f, 0.f);
+  EXPECT_NE(promise_broken(Mode::HalfColour, deep, deep2), "");
+  deep.pixels[4].w = std::nextafter(1048576.f, 2e6f);
+  deep2.pixels[4].w = 1048580.f;
+  EXPECT_EQ(promise_broken(Mode::HalfColour, deep, deep2), "");
+  t.pixels[4].w = ref.pixels[4].w;
   EXPECT_NE(promise_broken(Mode::Exact, ref, Image(2, 3)).find("differ in size"), std::string::npos);
   // Above 1: the bytes agree (255) but the floats do not; exact mode sees it.
   Image hi = ref, hi2 = ref;
@@ -141,32 +170,110 @@ TEST(Modes, BlendIsOneFmaAChannel) {
   EXPECT_EQ(std::memcmp(&dst, &want, sizeof dst), 0);
 }
 
+// The GPU tests' check of a frame (tests/gpu/gpu_test_util.h) decides the modes a frame may take
+// from the scene and the options, not from the renderer: a frame that reports early exit or half
+// colour where they were not asked, or where the scene refuses them, fails even when its picture
+// is within that mode's bound; a frame that reports exact is held to the bit.
+TEST(Modes, TheModeCheckFailsAFrameThatMisreports) {
+  const Scene& scene = make_builtin_scene("rand10k");
+  const Image ref = test::render_frame("cpu-ref", scene, 64, 48, 0);
+  Image off_by_an_ulp = ref;
+  off_by_an_ulp.pixels[100].y = std::nextafter(off_by_an_ulp.pixels[100].y, 2.f);
+  RendererSettings plain, early, half;
+  early.early_exit = true;
+  half.half_colour = true;
+  const AllowedModes none = allowed_modes("cuda-tile-binned", scene, plain);
+  // Not asked: only exact; an ulp off fails exact, and reporting a fast mode fails whatever the picture.
+  EXPECT_EQ(frame_broken(none, Mode::Exact, ref, ref), "");
+  EXPECT_NE(frame_broken(none, Mode::Exact, ref, off_by_an_ulp).find("exact: pixel"), std::string::npos);
+  EXPECT_NE(frame_broken(none, Mode::EarlyExit, ref, ref).find("which the scene and options do not allow"),
+            std::string::npos);
+  EXPECT_NE(frame_broken(none, Mode::HalfColour, ref, off_by_an_ulp).find("do not allow (not asked for)"),
+            std::string::npos);
+  // Asked and allowed: early exit holds the frame to one 8-bit step, exact still to the bit.
+  const AllowedModes may_exit = allowed_modes("cuda-tile-binned", scene, early);
+  EXPECT_TRUE(may_exit.early_exit);
+  EXPECT_EQ(frame_broken(may_exit, Mode::EarlyExit, ref, off_by_an_ulp), "");
+  EXPECT_NE(frame_broken(may_exit, Mode::Exact, ref, off_by_an_ulp), "");
+  // Asked where the scene refuses it (a colour above 1): early exit is not allowed; nor is half
+  // colour on snow; nor a mode the renderer's registry entry does not take.
+  Scene bright = scene;
+  bright.circles[5].r = 2.f;
+  const AllowedModes refused = allowed_modes("cuda-tile-binned", bright, early);
+  EXPECT_FALSE(refused.early_exit);
+  EXPECT_NE(frame_broken(refused, Mode::EarlyExit, ref, ref).find("early exit refused: circle 5's colour is above 1"),
+            std::string::npos)
+      << frame_broken(refused, Mode::EarlyExit, ref, ref);
+  EXPECT_FALSE(allowed_modes("cuda-tile-binned", make_builtin_scene("snow"), half).half_colour);
+  EXPECT_TRUE(allowed_modes("cuda-tile-binned", scene, half).half_colour);
+  EXPECT_FALSE(allowed_modes("cuda-naive", scene, half).half_colour);
+}
+
+// A property test told to run a count that is not a positive integer refuses instead of passing
+// having run nothing; a seed replays that scene alone.
+TEST(Modes, PropertyCountsThatAreNotPositiveAreRefused) {
+  test::ScopedEnv seed("CIRCLES_PROPERTY_SEED");
+  test::ScopedEnv count("CIRCLES_PROPERTY_SCENES");
+  for (const char* bad : {"0", "-3", "x", "", "5x", "1e3", "99999999999999999999"}) {
+    count.set(bad);
+    EXPECT_THROW(test::property_seeds(150), std::invalid_argument) << "'" << bad << "'";
+  }
+  count.set("7");
+  const std::vector<std::uint64_t> seven = test::property_seeds(150);
+  ASSERT_EQ(seven.size(), 7u);
+  EXPECT_EQ(seven[6], seven[0] + 6);
+  // Fresh seeds each run (two draws of 64 bits agreeing: 2^-64).
+  EXPECT_NE(test::property_seeds(150)[0], seven[0]);
+  seed.set("12345");
+  EXPECT_EQ(test::property_seeds(150), std::vector<std::uint64_t>{12345});
+  seed.set("-1");
+  EXPECT_THROW(test::property_seeds(150), std::invalid_argument);
+}
+
+// The random scenes reach the format's smallest radius and animate at later frames.
+TEST(Modes, RandomScenesReachTheSmallestRadiusAndLaterFrames) {
+  bool tiniest = false, animated = false, later_start = false;
+  for (std::uint64_t seed = 1; seed <= 400 && !(tiniest && animated && later_start); ++seed) {
+    const test::RandomScene rs = test::random_scene(seed, 1e5);
+    for (const Circle& c : rs.scene.circles) tiniest = tiniest || c.radius == std::numeric_limits<float>::denorm_min();
+    if (rs.scene.animation != Animation::None) {
+      animated = true;
+      EXPECT_GT(rs.frame, rs.scene.frame) << seed;
+      EXPECT_TRUE(rs.scene.has_velocity) << seed;
+      later_start = later_start || rs.scene.frame > 0;
+    } else {
+      EXPECT_EQ(rs.frame, rs.scene.frame) << seed;
+    }
+  }
+  EXPECT_TRUE(tiniest);
+  EXPECT_TRUE(animated);
+  EXPECT_TRUE(later_start);
+}
+
 // The property test's CPU half: random valid scenes (tests/random_scene.h; every one round-trips
 // through the scene format, so it is a scene a file could hold) through every CPU renderer, each
-// cpu-ref's floats to the bit. CIRCLES_PROPERTY_SCENES sets the count (default 150 here),
-// CIRCLES_PROPERTY_SEED replays one seed; a failing scene is saved for `circles check`.
+// cpu-ref's floats to the bit, still and animated scenes at the frame each names. Each run draws
+// fresh seeds (printed); CIRCLES_PROPERTY_SCENES sets the count (a positive integer, default 150
+// here), CIRCLES_PROPERTY_SEED replays one seed; a failing scene is saved for `circles check`.
 TEST(Modes, RandomValidScenesKeepEveryCpuRenderersPromise) {
-  const char* count_env = std::getenv("CIRCLES_PROPERTY_SCENES");
-  const char* seed_env = std::getenv("CIRCLES_PROPERTY_SEED");
-  const int count = seed_env ? 1 : count_env ? std::atoi(count_env) : 150;
-  const std::uint64_t first = seed_env ? std::strtoull(seed_env, nullptr, 10) : 1;
+  const std::vector<std::uint64_t> seeds = test::property_seeds(150);
   int failed = 0;
-  for (int k = 0; k < count; ++k) {
-    const std::uint64_t seed = first + static_cast<std::uint64_t>(k);
+  for (const std::uint64_t seed : seeds) {
     const test::RandomScene rs = test::random_scene(seed, 4e6);
     const Scene scene = parse_scene(format_scene(rs.scene), rs.scene.name);  // valid, as a file
     ASSERT_EQ(scene.circles.size(), rs.scene.circles.size()) << "seed " << seed;
-    const Image ref = test::render_frame("cpu-ref", scene, rs.width, rs.height, 0);
+    const Image ref = test::render_frame("cpu-ref", scene, rs.width, rs.height, rs.frame);
     for (const RendererInfo& info : renderer_registry()) {
       if (info.needs_gpu || info.name == "cpu-ref") continue;
-      const Image img = test::render_frame(info.name, scene, rs.width, rs.height, 0);
+      const Image img = test::render_frame(info.name, scene, rs.width, rs.height, rs.frame);
       const std::string broken = promise_broken(Mode::Exact, ref, img);
       if (!broken.empty()) {
         const std::string path = ::testing::TempDir() + "property-" + std::to_string(seed) + ".scene";
         save_scene_file(scene, path);
         ADD_FAILURE() << "seed " << seed << " (" << rs.about << "), " << info.name << ": " << broken
                       << "; replay: CIRCLES_PROPERTY_SEED=" << seed << ", or circles check " << path << " -r "
-                      << info.name << " -s " << rs.width << "x" << rs.height << " --exact-bytes";
+                      << info.name << " -s " << rs.width << "x" << rs.height << " --frames " << rs.frame << ":"
+                      << rs.frame + 1 << " --exact-bytes";
         ++failed;
       }
     }
