@@ -7,8 +7,9 @@
 #
 # Preparing a device run (on this machine, once):
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 && ninja -C build-gpu
-#   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_gpu_tests \
-#     build-gpu/tests/circles_viewer_tests .device/bin/
+#   mkdir -p .device/bin && cp build-gpu/circles build-gpu/tests/circles_tests build-gpu/tests/circles_gpu_tests \
+#     build-gpu/tests/circles_viewer_tests build-gpu/tests/circles_viewer_input_tests \
+#     build-gpu/tests/circles_scene_fuzz_replay .device/bin/
 #   bash ../shared/gpu/fetch-gl-debs.sh libglfw3 libstb0   # fills .gl/ (needs .git/info)
 # Then one `device run` with carry [".device", ".gl"] and the command
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export OUT; bash scripts/gpu-run.sh
@@ -68,8 +69,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
-      echo "== GPU tests (CIRCLES_REQUIRE_GPU=1)"
-      CIRCLES_REQUIRE_GPU=1 "$BIN/circles_gpu_tests" --gtest_brief=1 2>&1 | tee "$OUT/gpu_tests.log" | tail -25
+      # Every test binary in $BIN, the GPU required, no unexpected skip (scripts/gpu-tests.sh).
+      echo "== every test binary (scripts/gpu-tests.sh: the GPU required, no unexpected skip)"
+      BIN="$BIN" OUT="$OUT/tests" SHARDS="${SHARDS:-4}" bash "$(dirname "$0")/gpu-tests.sh" 2>&1 | tail -40
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       ;;
     sanitize)

@@ -1,25 +1,53 @@
 // Random valid scenes drawn from the whole range docs/FORMAT.md allows, for the property tests
 // (tests/cpu/modes_test.cpp on the CPU, tests/gpu/property_test.cpp on the GPU): colours from 0 to
-// 1e6, alphas of 0, 1, tiny and anything between, radii from a thousandth of a pixel to 1e6,
-// centres inside, near and far outside the frame, one to a million and more circles, solid or
-// gradient backgrounds, flat or snow shading, odd sizes. Each scene comes from its seed alone,
-// so a failure is replayed from the seed the test prints.
+// 1e6, alphas of 0, 1, tiny and anything between, radii from the smallest positive float (a
+// subnormal, 1.4e-45) to 1e6, centres inside, near and far outside the frame, one to a million and
+// more circles, solid or gradient backgrounds, flat or snow shading, odd sizes, and one scene in
+// three animated (every animation, with velocities, from a later start frame) and drawn some
+// frames on. Each scene comes from its seed alone, so a failure is replayed from the seed the
+// test prints; each run draws fresh seeds (property_seeds).
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "render/builtin_scenes.h"
 #include "render/scene.h"
+#include "test_util.h"
 
 namespace circles::test {
 
 struct RandomScene {
   Scene scene;
   int width = 0, height = 0;
-  std::string about;  // what was drawn: the profile, in words
+  std::int64_t frame = 0;  // the frame to draw (scene.frame, or some frames on where animated)
+  std::string about;       // what was drawn: the profile, in words
 };
+
+// The seeds a property test runs: CIRCLES_PROPERTY_SEED=S replays scene S alone; otherwise
+// CIRCLES_PROPERTY_SCENES (a positive integer, default `fallback`) scenes from a fresh seed drawn
+// for this run, printed so that the run can be told apart and any of its scenes replayed. A
+// count or seed that is not a positive integer (or an unsigned one) throws.
+inline std::vector<std::uint64_t> property_seeds(long fallback) {
+  std::uint64_t one = 0;
+  if (env_u64("CIRCLES_PROPERTY_SEED", &one)) {
+    std::printf("[ property ] CIRCLES_PROPERTY_SEED=%llu: that scene alone\n", static_cast<unsigned long long>(one));
+    return {one};
+  }
+  const long count = positive_env_count("CIRCLES_PROPERTY_SCENES", fallback);
+  std::random_device device;
+  const std::uint64_t base = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  std::printf("[ property ] %ld scenes from seed %llu (a fresh one each run; CIRCLES_PROPERTY_SEED=S replays scene S)\n",
+              count, static_cast<unsigned long long>(base));
+  std::vector<std::uint64_t> seeds;
+  for (long k = 0; k < count; ++k) seeds.push_back(base + static_cast<std::uint64_t>(k));
+  return seeds;
+}
 
 // `max_blends`: a bound on cpu-ref's work (covered pixels summed over the circles), so that the
 // scene renders in about a second on one core: circles past it are dropped.
@@ -65,6 +93,16 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   const int radius_kind = deep ? 1 : pick(5);  // 0 sub-pixel; 1 a few pixels; 2 tiles; 3 the frame; 4 a mix, 1e6 included
   const int place_kind = pick(3);   // 0 inside; 1 near the edges; 2 a mix, far outside included
   s.shading = pick(5) == 0 ? Shading::Snow : Shading::Flat;
+  // One scene in three animated, with velocities, starting at a later frame one time in four,
+  // drawn 1 to 90 frames on (fewer for large counts, to bound cpu-ref's steps).
+  const bool animated = pick(3) == 0;
+  if (animated) {
+    static const Animation kAnimations[] = {Animation::BouncingBalls, Animation::Hypnosis, Animation::Fireworks,
+                                            Animation::Snow};
+    s.animation = kAnimations[pick(4)];
+    s.has_velocity = true;
+    s.frame = pick(4) == 0 ? static_cast<std::int64_t>(rng.next() % 100000u) : 0;
+  }
   if (pick(3) == 0) {
     s.background.kind = Background::Kind::Gradient;
     s.background.top = Float4{rng.uniform(), rng.uniform(), rng.uniform(), 1.f};
@@ -93,7 +131,9 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   };
   auto radius_px = [&](int kind) -> double {
     switch (kind) {
-      case 0: return log_uniform(1e-3, 1.0);
+      // Sub-pixel: mostly down to a thousandth of a pixel, one in four down to the smallest
+      // positive float (-1 asks for a radius in scene units, below).
+      case 0: return pick(4) == 0 ? -2.0 : log_uniform(1e-3, 1.0);
       case 1: return deep ? log_uniform(1.5, 4.0) : log_uniform(1.0, 8.0);
       case 2: return log_uniform(8.0, 80.0);
       case 3: return log_uniform(0.5, 2.0) * scale;
@@ -106,7 +146,15 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
     Circle c;
     const int rk = radius_kind == 4 ? pick(5) : radius_kind;
     double r_px = rk == 4 ? (pick(20) == 0 ? 1e6 * scale : log_uniform(1e-3, 2.0 * scale)) : radius_px(rk);
-    c.radius = static_cast<float>(std::min(1e6, std::max(1e-30, r_px / scale)));
+    constexpr double kTiniest = std::numeric_limits<float>::denorm_min();  // the format's least radius
+    if (r_px == -2.0) {
+      // From the smallest positive float (a subnormal; its square is 0) to 1e-4 of the frame:
+      // exactly the least one time in eight.
+      c.radius = pick(8) == 0 ? static_cast<float>(kTiniest) : static_cast<float>(log_uniform(kTiniest, 1e-4));
+      if (!(c.radius > 0.f)) c.radius = static_cast<float>(kTiniest);
+    } else {
+      c.radius = static_cast<float>(std::min(1e6, std::max(kTiniest, r_px / scale)));
+    }
     const int pk = place_kind == 2 ? pick(4) : place_kind;
     if (pk == 0) {
       c.x = rng.uniform(), c.y = rng.uniform();
@@ -122,13 +170,19 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
     float a = alpha(alpha_kind);
     if (a < 0.f) a = alpha(pick(5));
     c.a = a;
-    c.vx = c.vy = 0.f;
+    c.vx = animated ? static_cast<float>(-1.0 + 2.0 * u()) : 0.f;
+    c.vy = animated ? static_cast<float>(-1.0 + 2.0 * u()) : 0.f;
     // cpu-ref's work: the pixels of the circle's box inside the frame (capped at the frame).
     const double r_frame = static_cast<double>(c.radius) * scale;
     const double box = std::min(pixels, (2 * r_frame + 3) * (2 * r_frame + 3));
     if (blends + box > max_blends) break;
     blends += box;
     s.circles.push_back(c);
+  }
+  out.frame = s.frame;
+  if (animated) {
+    const double steps = std::max(1.0, std::min(90.0, 2e7 / std::max<double>(1.0, static_cast<double>(s.circles.size()))));
+    out.frame = s.frame + 1 + pick(static_cast<int>(steps));
   }
   static const char* const kColour[] = {"colours in [0,1]", "some colours above 1", "colours up to 1e6", "colours 0 or 1"};
   static const char* const kAlpha[] = {"alpha .5", "alphas in sixteenths", "alphas uniform", "tiny alphas",
@@ -139,7 +193,10 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   out.about = std::string(deep ? "deep, " : "") + std::to_string(out.width) + "x" + std::to_string(out.height) + ", " + std::to_string(s.circles.size()) +
               " circles, " + (s.shading == Shading::Snow ? "snow" : "flat") + ", " + kColour[colour_kind] + ", " +
               kAlpha[alpha_kind] + ", " + kRadius[radius_kind] + ", " + kPlace[place_kind] +
-              (s.background.kind == Background::Kind::Gradient ? ", gradient" : ", solid background");
+              (s.background.kind == Background::Kind::Gradient ? ", gradient" : ", solid background") +
+              (animated ? std::string(", ") + to_string(s.animation) + " from frame " + std::to_string(s.frame) +
+                              ", drawn at frame " + std::to_string(out.frame)
+                        : std::string(", still"));
   return out;
 }
 

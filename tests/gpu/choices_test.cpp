@@ -29,7 +29,8 @@ TEST(GpuRenderer, EarlyExitSkipsCirclesUnderSettledTiles) {
   Image b;
   r->read_image(&b);
   const Image a = test::render_frame("cpu-ref", scene, 512, 512, 0);
-  EXPECT_LE(max_byte_difference(a, b), 1);
+  EXPECT_EQ(r->mode(), Mode::EarlyExit) << r->plan();
+  EXPECT_EQ(frame_broken(allowed_modes("cuda-tile-binned", scene, s), r->mode(), a, b), "") << r->plan();
   // The same frame exact: every circle binned, many more blends.
   auto exact = make_renderer("cuda-tile-binned");
   exact->load(scene, 512, 512);
@@ -40,11 +41,15 @@ TEST(GpuRenderer, EarlyExitSkipsCirclesUnderSettledTiles) {
   EXPECT_EQ(we.circles_binned, we.circles);
   EXPECT_GT(we.blends, 4 * w.blends);
   // Where tiles would not settle (snow's fading flakes), early exit draws the frame exactly and
-  // says so.
+  // says so: it reports exact, and its floats are cpu-ref's to the bit.
   auto snow = make_renderer("cuda-tile-binned", s);
   snow->load(cached_scene("snow"), 300, 200);
   snow->render();
   EXPECT_NE(snow->plan().find("early exit not taken (snow shading"), std::string::npos) << snow->plan();
+  EXPECT_EQ(snow->mode(), Mode::Exact) << snow->plan();
+  Image sb;
+  snow->read_image(&sb);
+  expect_exact_matches(reference_frames("snow", {300, 200}, {0}).front(), sb, "snow, early exit asked: " + snow->plan());
 }
 
 // Early exit on shallow scenes (a pixel under fewer than 16 circles on average) draws exact
@@ -58,9 +63,11 @@ TEST(GpuRenderer, EarlyExitDrawsShallowScenesExact) {
     r->load(cached_scene(name), 300, 200);
     r->render();
     EXPECT_NE(r->plan().find("early exit not taken (a pixel lies under"), std::string::npos) << name << ": " << r->plan();
+    // Not taken: drawn exact, reported exact, cpu-ref's floats to the bit.
+    EXPECT_EQ(r->mode(), Mode::Exact) << name << ": " << r->plan();
     Image b;
     r->read_image(&b);
-    EXPECT_LE(max_byte_difference(test::render_frame("cpu-ref", cached_scene(name), 300, 200, 0), b), 1) << name;
+    expect_exact_matches(reference_frames(name, {300, 200}, {0}).front(), b, name + ": " + r->plan());
   }
   auto deep = make_renderer("cuda-tile-binned", s);
   deep->load(cached_scene("rand10k"), 300, 200);
@@ -123,10 +130,11 @@ TEST(GpuRenderer, ChunksAheadOfTheirCountAreCheckedOnTheDevice) {
       EXPECT_EQ(plan.find("without waiting for its count") != std::string::npos, frame == 1) << frame << ": " << plan;
       Image b;
       r->read_image(&b);
-      if (early) {
-        EXPECT_LE(max_byte_difference(ref, b), 1) << frame << ": " << plan;
-      } else {
-        expect_exact_matches(ref, b, std::to_string(frame) + ": " + plan);
+      // Early exit where the frame took it (rand1M allows it), exact otherwise, by the mode's check.
+      EXPECT_EQ(frame_broken(allowed_modes("cuda-tile-binned", cached_scene("rand1M"), s), r->mode(), ref, b), "")
+          << frame << ": " << plan;
+      if (!early) {
+        EXPECT_EQ(r->mode(), Mode::Exact) << plan;
       }
     }
   }
@@ -202,10 +210,11 @@ TEST(GpuRenderer, FusedAnimationStepsMoveEachCircleOncePerFrame) {
       ref->read_image(&a);
       gpu->read_image(&b);
       ASSERT_EQ(gpu->frame(), ref->frame()) << when;
-      if (c.early) {
-        EXPECT_LE(max_byte_difference(a, b), 1) << when << " (" << gpu->plan() << ")";
-      } else {
-        expect_exact_matches(a, b, when + " (" + gpu->plan() + ")");
+      // Early exit (forced on fireworks, which allows it) by its bound, every other frame exact.
+      EXPECT_EQ(frame_broken(allowed_modes("cuda-tile-binned", scene, s), gpu->mode(), a, b), "")
+          << when << " (" << gpu->plan() << ")";
+      if (!c.early) {
+        EXPECT_EQ(gpu->mode(), Mode::Exact) << when << " (" << gpu->plan() << ")";
       }
     };
     // advance + render, frame by frame; a second render of the same frame moves nothing.

@@ -21,22 +21,15 @@
 #include "render/compare.h"
 #include "render/modes.h"
 #include "render/raster.h"
+#include "test_util.h"
 
 namespace circles {
 
-inline bool gpu_required() {
-  const char* v = std::getenv("CIRCLES_REQUIRE_GPU");
-  return v && std::string(v) == "1";
-}
-
 // Skips (or fails, when a GPU is required) if `info` cannot run here.
-#define REQUIRE_RENDERER(info)                                                           \
-  do {                                                                                   \
-    const std::string why_ = unavailable_reason(info);                                   \
-    if (!why_.empty()) {                                                                 \
-      if (gpu_required()) FAIL() << "CIRCLES_REQUIRE_GPU=1 but " << (info).name << ": " << why_; \
-      GTEST_SKIP() << (info).name << ": " << why_;                                       \
-    }                                                                                    \
+#define REQUIRE_RENDERER(info)                                          \
+  do {                                                                  \
+    const std::string why_ = unavailable_reason(info);                  \
+    NEED_GPU(why_.empty() ? why_ : (info).name + ": " + why_);          \
   } while (0)
 
 inline std::vector<std::string> gpu_renderers() {
@@ -124,6 +117,47 @@ inline constexpr const char* kHalfColourPlan = "colour in half precision";
 // `what` names the frame in the message.
 inline void expect_exact_matches(const Image& ref, const Image& b, const std::string& what) {
   EXPECT_EQ(promise_broken(Mode::Exact, ref, b), "") << what;
+}
+
+// The modes a frame may take, from the scene and the options alone: the pure functions users read
+// in render/modes.h, never the renderer's own report. Exact always; half colour where the
+// renderer's registry entry takes it, it was asked for and half_colour_refusal(scene) is "";
+// early exit likewise with early_exit_refusal(scene). The refusals read colours, alphas, depths,
+// the background and the shading, which no animation changes, so one answer holds for every
+// frame of a scene. (A renderer may still draw an allowed frame exact: its own heuristics.)
+struct AllowedModes {
+  bool half_colour = false, early_exit = false;
+  std::string why_not;  // the refusals of the fast modes that were asked for, for messages
+  bool allows(Mode m) const {
+    return m == Mode::Exact || (m == Mode::HalfColour && half_colour) || (m == Mode::EarlyExit && early_exit);
+  }
+};
+
+inline AllowedModes allowed_modes(const std::string& renderer, const Scene& scene, const RendererSettings& s) {
+  const RendererInfo* info = find_renderer(renderer);
+  if (!info) throw std::invalid_argument("no renderer named '" + renderer + "'");
+  AllowedModes a;
+  if (s.half_colour && info->half_colour) {
+    const std::string why = half_colour_refusal(scene);
+    a.half_colour = why.empty();
+    if (!why.empty()) a.why_not += "half colour refused: " + why + "; ";
+  }
+  if (s.early_exit && info->early_exit) {
+    const std::string why = early_exit_refusal(scene);
+    a.early_exit = why.empty();
+    if (!why.empty()) a.why_not += "early exit refused: " + why + "; ";
+  }
+  return a;
+}
+
+// A frame's check: the mode the renderer reports is one that `allowed` permits, and the image
+// keeps that mode's promise against cpu-ref's (exact: its floats to the bit). "" when it does,
+// else what broke.
+inline std::string frame_broken(const AllowedModes& allowed, Mode reported, const Image& ref, const Image& img) {
+  if (!allowed.allows(reported))
+    return std::string("the renderer reports ") + mode_name(reported) + ", which the scene and options do not allow (" +
+           (allowed.why_not.empty() ? "not asked for" : allowed.why_not) + ")";
+  return promise_broken(reported, ref, img);
 }
 
 // The largest difference between the two images' 8-bit channels (to_byte, as PNG files get).

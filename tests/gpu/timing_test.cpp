@@ -45,8 +45,8 @@ TEST(GpuRenderer, LoadBeyondGpuMemoryIsRefusedClearly) {
 }
 
 // The pixel inspector against every GPU renderer: one pixel read back is the image's pixel, and
-// the CPU walk over the scene (cpu-ref's blend, circle by circle) ends at that colour, within the
-// tests' tolerance, on a flat and a shaded animated scene.
+// the CPU walk over the scene (cpu-ref's blend, circle by circle) ends at that colour to the bit,
+// on a flat and a shaded animated scene.
 TEST(GpuRenderer, InspectorWalkMatchesEveryRendererPixel) {
   for (const std::string& name : gpu_renderers()) {
     REQUIRE_RENDERER(*find_renderer(name));
@@ -61,10 +61,13 @@ TEST(GpuRenderer, InspectorWalkMatchesEveryRendererPixel) {
       for (const auto& [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {256, 192}, {128, 96}, {17, 150}, {200, 3}}) {
         const Float4 p = r->read_pixel(i, j), q = img.at(i, j);
         EXPECT_TRUE(p.x == q.x && p.y == q.y && p.z == q.z && p.w == q.w) << "pixel " << i << "," << j;
+        // The walk ends at cpu-ref's colour, and every renderer's default frame is cpu-ref's: the
+        // same floats, to the bit.
         const PixelReport rep = inspect_pixel(scene, 257, 193, i, j, 16);
-        for (float d : {rep.final_colour.x - p.x, rep.final_colour.y - p.y, rep.final_colour.z - p.z,
-                        rep.final_colour.w - p.w})
-          EXPECT_LE(std::fabs(d), 2e-3f) << "pixel " << i << "," << j << " after " << rep.covering << " circles";
+        EXPECT_EQ(std::memcmp(&rep.final_colour, &p, sizeof p), 0)
+            << "pixel " << i << "," << j << " after " << rep.covering << " circles: the walk ends at "
+            << rep.final_colour.x << " " << rep.final_colour.y << " " << rep.final_colour.z << " " << rep.final_colour.w
+            << ", the renderer has " << p.x << " " << p.y << " " << p.z << " " << p.w;
       }
     }
   }
@@ -110,14 +113,15 @@ TEST(GpuRenderer, HeatCountsMatchTheCpuWalkAndTilesAreTimed) {
       ASSERT_EQ(cycles.size(), static_cast<std::size_t>(tx) * ty);
       EXPECT_EQ(tx, (257 + tile - 1) / tile);
       for (double c : cycles) EXPECT_GT(c, 0.0);
-      // Each frame starts from zero: a second frame takes about as long, not twice as long.
-      r->render();
+      // Each frame starts from zero: after six more frames of the same picture the map holds one
+      // frame's cycles, not seven frames' sum. (A count of frames, not a speed: the bound, 3.5
+      // times the first frame's, sits halfway between one frame's and seven frames'.)
+      for (int k = 0; k < 6; ++k) r->render();
       const std::vector<double> again = r->tile_cycles(&tile, &tx, &ty);
       ASSERT_EQ(again.size(), cycles.size());
       const double first_sum = std::accumulate(cycles.begin(), cycles.end(), 0.0);
       const double again_sum = std::accumulate(again.begin(), again.end(), 0.0);
-      EXPECT_LT(again_sum, 1.6 * first_sum) << name;
-      EXPECT_LT(first_sum, 1.6 * again_sum) << name;
+      EXPECT_LT(again_sum, 3.5 * first_sum) << name;
       // Without a wait (the viewer's heat map): the newest finished copy, or nothing yet; never a
       // partial map. After frames with no read between them, the one in flight is the only copy.
       for (int k = 0; k < 3; ++k) r->render();
@@ -205,8 +209,10 @@ TEST(GpuRenderer, FramesTimedWholeOrByStageDrawTheSame) {
         }
       }
       r->read_image(&img[staged]);
-      if (c.early) EXPECT_LE(max_byte_difference(ref, img[staged]), 1) << what;
-      else expect_exact_matches(ref, img[staged], what + (staged ? " by stage: " : " whole: ") + r->plan());
+      EXPECT_EQ(frame_broken(allowed_modes("cuda-tile-binned", cached_scene(c.scene), s), r->mode(), ref, img[staged]),
+                "")
+          << what << (staged ? " by stage: " : " whole: ") << r->plan();
+      EXPECT_EQ(r->mode(), c.early ? Mode::EarlyExit : Mode::Exact) << what << ": " << r->plan();
     }
     ASSERT_EQ(img[0].pixels.size(), img[1].pixels.size());
     EXPECT_EQ(0, std::memcmp(img[0].pixels.data(), img[1].pixels.data(), img[0].pixels.size() * sizeof(Float4)))

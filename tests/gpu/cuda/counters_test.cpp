@@ -16,16 +16,14 @@
 #include "kernels/cuda/counters.h"
 #include "kernels/cuda/device.h"
 #include "kernels/lab/lab_run.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
 
 using namespace lab;
 
-bool env_is_1(const char* name) {
-  const char* v = std::getenv(name);
-  return v && std::string(v) == "1";
-}
+using test::env_is_1;
 
 // Skips (or fails, when required) a test that needs readable counters.
 #define REQUIRE_COUNTERS()                                                                    \
@@ -34,13 +32,13 @@ bool env_is_1(const char* name) {
     if (!lab_why.empty()) {                                                                   \
       if (env_is_1("CIRCLES_REQUIRE_GPU") || env_is_1("CIRCLES_REQUIRE_COUNTERS"))            \
         FAIL() << "a GPU is required but the lab cannot run: " << lab_why;                    \
-      GTEST_SKIP() << lab_why;                                                                \
+      GTEST_SKIP() << test::kNeedsGpu << lab_why;                                             \
     }                                                                                         \
     const std::string counters_why = counters_unavailable_reason();                           \
     if (!counters_why.empty()) {                                                              \
       if (env_is_1("CIRCLES_REQUIRE_COUNTERS"))                                               \
         FAIL() << "CIRCLES_REQUIRE_COUNTERS=1 but counters cannot be read: " << counters_why; \
-      GTEST_SKIP() << counters_why;                                                           \
+      SKIP_EXPECTED("counters cannot be read here: " << counters_why);                         \
     }                                                                                         \
   } while (0)
 
@@ -95,7 +93,7 @@ TEST(CounterMetrics, OneListWithUniqueNcuNames) {
 TEST(CounterMetrics, WithoutCountersMeasuringFailsCleanly) {
   const std::string why = counters_unavailable_reason();
   EXPECT_EQ(counters_unavailable_reason(), why);  // cached, stable
-  if (why.empty()) GTEST_SKIP() << "counters can be read here";
+  if (why.empty()) SKIP_EXPECTED("counters can be read here: this test is of the machines where they cannot");
   EXPECT_GT(why.size(), 20u) << why;
   if (!cuda_device_info().available) {
     EXPECT_NE(why.find("GPU"), std::string::npos) << why;
@@ -115,7 +113,7 @@ TEST(CounterMetrics, PlanForGh100IsOnePass) {
   const std::string lib = counters_library(&why);
   if (lib.empty()) {
     if (env_is_1("CIRCLES_REQUIRE_COUNTERS")) FAIL() << why;
-    GTEST_SKIP() << why;
+    SKIP_EXPECTED("libcupti is not here: " << why);
   }
   const CounterPlan plan = counters_plan_for_chip("GH100");
   ASSERT_TRUE(plan.ok()) << plan.error;

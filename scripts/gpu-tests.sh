@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The GPU machine's entry point to the tests: runs every test binary with the GPU required
+# (CIRCLES_REQUIRE_GPU=1, CIRCLES_REQUIRE_COUNTERS=1: a test that needs the GPU or its counters
+# fails where it cannot run instead of skipping), then fails the run on any skip that is not
+# marked expected (tests/test_util.h: "[expected skip]", e.g. a test of the no-GPU path, or a tool
+# that this machine lacks). The summary names every skip, expected or not.
+#
+# Usage: bash scripts/gpu-tests.sh [BINARY...]   (default: every test binary in $BIN)
+#   BIN      the folder with `circles` and the test binaries (default .device/bin)
+#   OUT      where the logs and gtest's XML go (default /tmp/circles-gpu-tests)
+#   SHARDS   run each gtest binary as this many shards at once (default 1); the GPU is shared,
+#            and the CPU references of the GPU tests run on every core
+#   CIRCLES_SOURCE_DIR  the source tree (scenes, golden images, fuzz corpus; default: here)
+# Exit status: 0 when every binary passed and no skip was unexpected, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${BIN:-.device/bin}")
+OUT=${OUT:-/tmp/circles-gpu-tests}
+SHARDS=${SHARDS:-1}
+mkdir -p "$OUT"
+rm -f "$OUT"/*.xml "$OUT"/*.log "$OUT/summary.txt"
+export CIRCLES_SOURCE_DIR=${CIRCLES_SOURCE_DIR:-$(pwd)}
+export CIRCLES_BIN="$BIN/circles"
+export CIRCLES_REQUIRE_GPU=1 CIRCLES_REQUIRE_COUNTERS=1
+[ -x "$CIRCLES_BIN" ] || { echo "gpu-tests: no executable circles in $BIN" >&2; exit 2; }
+binaries=("$@")
+if [ ${#binaries[@]} -eq 0 ]; then
+  for b in circles_tests circles_gpu_tests circles_viewer_tests circles_viewer_input_tests circles_scene_fuzz_replay; do
+    [ -x "$BIN/$b" ] && binaries+=("$b") || echo "gpu-tests: $b is not in $BIN: not run" | tee -a "$OUT/summary.txt"
+  done
+fi
+status=0
+for b in "${binaries[@]}"; do
+  if [ "$b" = circles_scene_fuzz_replay ]; then  # not gtest: the fuzz corpus replayed
+    "$BIN/$b" "$CIRCLES_SOURCE_DIR/fuzz/corpus" > "$OUT/$b.log" 2>&1
+    rc=$?
+    echo "gpu-tests: $b: exit $rc ($(tail -1 "$OUT/$b.log"))" | tee -a "$OUT/summary.txt"
+    [ $rc -eq 0 ] || status=1
+    continue
+  fi
+  pids=()
+  shards=$SHARDS
+  [ "$b" = circles_viewer_input_tests ] && shards=1  # one X server a test: they run one at a time
+  for ((k = 0; k < shards; k++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "$BIN/$b" --gtest_brief=1 \
+      --gtest_output="xml:$OUT/$b.$k.xml" > "$OUT/$b.$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((k = 0; k < shards; k++)); do
+    wait "${pids[$k]}"
+    rc=$?
+    echo "gpu-tests: $b shard $k/$shards: exit $rc, $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/$b.$k.log" | tr '\n' ' ')" |
+      tee -a "$OUT/summary.txt"
+    [ $rc -eq 0 ] || { status=1; grep -E '^\[  FAILED  \]' "$OUT/$b.$k.log" | head -40; }
+    [ -s "$OUT/$b.$k.xml" ] || { echo "gpu-tests: $b shard $k wrote no XML" | tee -a "$OUT/summary.txt"; status=1; }
+  done
+done
+# Every skip, from gtest's XML: expected ones are listed, any other fails the run.
+python3 - "$OUT" <<'EOF' | tee -a "$OUT/summary.txt"
+import glob, sys, xml.etree.ElementTree as ET
+expected, unexpected = [], []
+for path in sorted(glob.glob(sys.argv[1] + "/*.xml")):
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.get("result") != "skipped":
+            continue
+        node = case.find("skipped")
+        message = node.get("message", "") if node is not None else ""
+        why = message.split("\n", 1)[-1]
+        name = "%s.%s" % (case.get("classname"), case.get("name"))
+        (expected if why.startswith("[expected skip]") else unexpected).append("%s: %s" % (name, why))
+for line in expected:
+    print("gpu-tests: expected skip: " + line)
+for line in unexpected:
+    print("gpu-tests: UNEXPECTED SKIP: " + line)
+print("gpu-tests: %d expected skips, %d unexpected" % (len(expected), len(unexpected)))
+sys.exit(1 if unexpected else 0)
+EOF
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "gpu-tests: $([ $status -eq 0 ] && echo PASS || echo FAIL)" | tee -a "$OUT/summary.txt"
+exit $status
