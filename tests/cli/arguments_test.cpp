@@ -170,16 +170,6 @@ TEST_F(CliTest, MistakesAreFoundBeforeTheWork) {
             1);
   std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
-  // A renderer unavailable here, named after one that is: nothing is timed.
-  const RendererInfo& binned = *find_renderer("cuda-tile-binned");
-  if (!unavailable_reason(binned).empty()) {
-    ::testing::internal::CaptureStdout();
-    EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt,cuda-tile-binned", "--repeat", "1",
-                   "--warmup", "0"}),
-              2);
-    out = ::testing::internal::GetCapturedStdout();
-    EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
-  }
   // Options that contradict each other are refused, not one of them ignored.
   EXPECT_EQ(cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt", "--repeat", "2", "--min-repeat",
                  "5"}),
@@ -200,6 +190,23 @@ TEST_F(CliTest, MistakesAreFoundBeforeTheWork) {
   EXPECT_FALSE(fs::exists(path("no")));
 }
 
+// Without the GPU, a renderer unavailable here named after one that is stops bench before any
+// pair is timed: a command-line mistake (2), with the reason.
+TEST_F(CliTest, BenchRefusesAnUnavailableRendererBeforeAnyPair) {
+  const std::string why = unavailable_reason(*find_renderer("cuda-tile-binned"));
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: cuda-tile-binned is available, nothing to refuse");
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"bench", "--scenes", "rgb", "-s", "8x8", "--renderers", "cpu-mt,cuda-tile-binned", "--repeat",
+                      "1", "--warmup", "0", "--json", path("b.json")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 2) << err;
+  EXPECT_NE(err.find("renderer 'cuda-tile-binned' is unavailable: " + why), std::string::npos) << err;
+  EXPECT_EQ(out.find("cpu-mt"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(path("b.json")));
+}
+
 TEST(CliParse, LabSizes) {
   EXPECT_EQ(parse_lab_size("1025").n, 1025u);
   EXPECT_EQ(parse_lab_size("2^26").n, std::size_t{1} << 26);
@@ -215,12 +222,14 @@ TEST(MachineMessages, NoGpuIsExplainedInPlainWords) {
   // Without a GPU the reason names the cause (no driver, old driver, no device, busy device, or a
   // build without CUDA), never the runtime's "driver version is insufficient" for a missing driver.
   const std::string why = gpu_unavailable_reason();
-  if (why.empty()) GTEST_SKIP() << "a usable GPU here: nothing to explain (the GPU suites run instead)";
+  if (why.empty()) SKIP_EXPECTED("a usable GPU here: nothing to explain (the GPU suites run instead)");
   EXPECT_EQ(why.find("insufficient for CUDA runtime"), std::string::npos) << why;
-  void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (libcuda) {
-    dlclose(libcuda);
-  } else if (CIRCLES_HAVE_CUDA) {
+  if (!CIRCLES_HAVE_CUDA) {
+    EXPECT_NE(why.find("this build has no CUDA support"), std::string::npos) << why;
+  } else if (void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(libcuda);  // a driver, and no usable device: the reason is the device's
+    EXPECT_EQ(why.find("no NVIDIA driver found"), std::string::npos) << why;
+  } else {
     EXPECT_EQ(why, "no NVIDIA driver found (libcuda.so.1 is not installed)");
   }
   EXPECT_EQ(lab_unavailable_reason(), why);
@@ -251,13 +260,7 @@ TEST_F(CliTest, ExitCodesMeanOneThingEverywhere) {
   usage({"check", "rgb", "--tolerance", "nan"}, "finite");
   usage({"bench", "--max-seconds", "nan"}, "finite");
   usage({"render", "rgb", "-s", "0x10"}, "bad size");
-  // An unavailable renderer is a command-line mistake too; with a GPU the same call succeeds.
-  const std::string why = gpu_unavailable_reason();
-  if (!why.empty()) {
-    usage({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")}, "is unavailable");
-  } else {
-    EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")}), 0);
-  }
+  // An unavailable renderer is one too: UnavailableRendererIsAUsageError.
   // 1: the work itself failed (here: a scene file that cannot be read).
   std::ofstream(path("bad.scene")) << "circles-scene 1\ncount 2\n";
   EXPECT_EQ(cli({"render", path("bad.scene"), "-o", path("b.png")}), 1);
@@ -270,6 +273,27 @@ TEST_F(CliTest, ExitCodesMeanOneThingEverywhere) {
     const std::string out = ::testing::internal::GetCapturedStdout();
     EXPECT_NE(out.find("Exit codes: 0 success; 1 the work failed"), std::string::npos) << args[0];
   }
+}
+
+// Without the GPU a CUDA renderer is unavailable, and asking for it is a command-line mistake (2),
+// with the reason and nothing written.
+TEST_F(CliTest, UnavailableRendererIsAUsageError) {
+  const std::string why = unavailable_reason(*find_renderer("cuda-naive"));
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: CudaRendererRendersWhereTheGpuIs runs instead");
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2) << err;
+  EXPECT_NE(err.find("renderer 'cuda-naive' is unavailable: " + why), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+// With the GPU the same call succeeds, and draws cpu-ref's picture (the exact default).
+TEST_F(CliTest, CudaRendererRendersWhereTheGpuIs) {
+  NEED_GPU(unavailable_reason(*find_renderer("cuda-naive")));
+  ASSERT_EQ(cli({"render", "rgb", "-r", "cuda-naive", "-s", "8x8", "-o", path("a.png")}), 0);
+  ASSERT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "-s", "8x8", "-o", path("ref.png")}), 0);
+  EXPECT_EQ(slurp(path("a.png")), slurp(path("ref.png")));
 }
 
 TEST_F(CliTest, OutputsAreCheckedBeforeAnyWork) {

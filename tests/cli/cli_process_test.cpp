@@ -1,19 +1,25 @@
 // The command line as a separate process: what depends on the process itself (whether stderr is
-// a terminal, signals, exit codes). The binary is $CIRCLES_BIN, else a `circles` next to this
-// test executable (binaries copied together to another machine), else the one this build made.
+// a terminal, signals, exit codes). The binary is test::circles_bin() (tests/test_util.h). Every
+// wait is for a condition (a process that ends, a file that appears), with a deadline that only
+// guards against a hang.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <cstdlib>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "render/png.h"
@@ -25,25 +31,79 @@ namespace circles {
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
-std::string circles_bin() {
-  if (const char* env = std::getenv("CIRCLES_BIN"); env && *env) return fs::absolute(env).string();
-  std::error_code ec;
-  const fs::path sibling = fs::read_symlink("/proc/self/exe", ec).parent_path() / "circles";
-  if (!ec && fs::exists(sibling)) return sibling.string();
-  return CIRCLES_BIN;
+// How long a wait may take before the test calls it a hang: far beyond what any of these takes.
+constexpr std::chrono::seconds kHang{60};
+
+int ms_left(Clock::time_point end) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+  return left > 0 ? static_cast<int>(left) : 0;
 }
 
-class CliProcess : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("circles_proc_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+// Reaps `pid`: its status as waitpid gives it.
+int reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  return status;
+}
 
+// Waits for `pid` to end: its status as waitpid gives it, or -1 (neither exited nor signalled)
+// where there is no process or it was still running at `end` (then it is killed and the test
+// fails).
+int finish(pid_t pid, Clock::time_point end) {
+  if (pid <= 0) return -1;  // waitpid(-1) would wait for any child
+#ifdef SYS_pidfd_open
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) {  // readable once the process has ended
+    pollfd p{fd, POLLIN, 0};
+    int n = 0;
+    while ((n = ::poll(&p, 1, ms_left(end))) < 0 && errno == EINTR) {
+    }
+    ::close(fd);
+    if (n == 0) {
+      ::kill(pid, SIGKILL);
+      reap(pid);
+      ADD_FAILURE() << "process " << pid << " still running at its deadline: killed";
+      return -1;
+    }
+  }
+#endif
+  return reap(pid);  // where pidfd_open is missing (Linux before 5.3), a plain wait
+}
+int finish(pid_t pid) { return finish(pid, Clock::now() + kHang); }
+
+// Waits until `ready()` holds, checking it again whenever something in `folder` changes (a file
+// created, written, closed or moved there: inotify), for at most kHang. Whether it held.
+bool wait_until(const fs::path& folder, const std::function<bool()>& ready) {
+  const int fd = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd < 0) {
+    ADD_FAILURE() << "inotify_init1: " << std::strerror(errno);
+    return ready();
+  }
+  if (::inotify_add_watch(fd, folder.c_str(), IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE) < 0) {
+    ADD_FAILURE() << "inotify_add_watch " << folder << ": " << std::strerror(errno);
+    ::close(fd);
+    return ready();
+  }
+  const Clock::time_point end = Clock::now() + kHang;
+  bool ok = ready();  // checked after the watch is in place, so no change after it is missed
+  while (!ok && ms_left(end) > 0) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, ms_left(end)) > 0) {
+      char events[4096];
+      while (::read(fd, events, sizeof events) > 0) {
+      }
+    }
+    ok = ready();
+  }
+  ::close(fd);
+  return ok;
+}
+
+class CliProcess : public test::TempDirTest {
+ protected:
   // Starts `circles args...` with stdout and stderr to files in the test's folder and `env`
   // added to (or replacing in) the environment; SIGINT has its default action in the child.
   pid_t start(const std::vector<std::string>& args, const std::vector<std::string>& env) {
@@ -55,7 +115,7 @@ class CliProcess : public ::testing::Test {
       for (const std::string& mine : env) replaced = replaced || mine.rfind(key, 0) == 0;
       if (!replaced) envs.push_back(kv);
     }
-    std::vector<std::string> argv_s = {circles_bin()};
+    std::vector<std::string> argv_s = {test::circles_bin()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv, envp;
     for (std::string& a : argv_s) argv.push_back(a.data());
@@ -84,43 +144,48 @@ class CliProcess : public ::testing::Test {
     return rc == 0 ? pid : -1;
   }
 
-  // Runs `circles args...` to its end: its exit code, or -1 when it did not exit (a signal).
+  // Runs `circles args...` to its end: its exit code, or -1 when it did not exit (a signal, a
+  // hang, no process).
   int run(const std::vector<std::string>& args) {
-    const int status = wait_for(start(args, {}));
+    const int status = finish(start(args, {}));
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-
-  static int wait_for(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-  }
-
-  fs::path dir_;
 };
 
 // Seeking far into an animation takes a while: with a progress line asked for, it is drawn in
-// place (carriage returns) with what is under way; with stderr a file (CI, pipes) and nothing
-// asked for, there is none at all. The seek must outlast the line's quiet half second with room
-// to spare: 800 frames took 0.4 s on an idle CI machine and the line never showed.
+// place (carriage returns) with what is under way, and erased before the frame's own message;
+// with stderr a file (CI, pipes) and nothing asked for, there is none at all. The line stays quiet
+// for the seek's first half second, so the seek is made longer (four times the frames) until its
+// line shows, however fast the machine; a line that never shows fails at the deadline.
 TEST_F(CliProcess, ProgressLineOnlyOnATerminalOrWhenAsked) {
-  const std::vector<std::string> args = {"render", "snow", "-r", "cpu-ref", "-s", "8x8", "--frames", "3000",
-                                         "-o", path("far.png")};
-  int status = wait_for(start(args, {"CIRCLES_PROGRESS=1"}));
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::slurp(path("err.log"));
-  std::string err = test::slurp(path("err.log"));
-  EXPECT_NE(err.find("\rseek to frame 3000: frame "), std::string::npos) << err;
+  const auto seek_to = [&](std::int64_t frame) {
+    return std::vector<std::string>{"render", "snow", "-r", "cpu-ref", "-s", "8x8", "--frames",
+                                    std::to_string(frame), "-o", path("far.png")};
+  };
+  const Clock::time_point give_up = Clock::now() + kHang;
+  std::int64_t frame = 3000;
+  std::string err;
+  for (;;) {
+    const int status = finish(start(seek_to(frame), {"CIRCLES_PROGRESS=1"}), give_up);
+    err = test::slurp(path("err.log"));
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << ": " << err;
+    if (err.find("\rseek to frame ") != std::string::npos) break;
+    ASSERT_GT(ms_left(give_up), 0) << "no progress line in a seek to frame " << frame << ": " << err;
+    frame *= 4;
+  }
+  const std::string f = std::to_string(frame);
+  EXPECT_NE(err.find("\rseek to frame " + f + ": frame "), std::string::npos) << err;
   EXPECT_NE(err.find("left"), std::string::npos) << err;
   // The line is erased before the frame's own message.
-  EXPECT_NE(err.find("\x1b[Ksnow: frame 3000"), std::string::npos) << err;
+  EXPECT_NE(err.find("\x1b[Ksnow: frame " + f), std::string::npos) << err;
 
-  status = wait_for(start(args, {"CIRCLES_PROGRESS=", "CI="}));  // stderr is a file: not a terminal
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // The same seek, long enough to show the line, shows none where stderr is a file.
+  const int status = finish(start(seek_to(frame), {"CIRCLES_PROGRESS=", "CI="}));
   err = test::slurp(path("err.log"));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << ": " << err;
   EXPECT_EQ(err.find('\r'), std::string::npos) << err;
   EXPECT_EQ(err.find("seek to"), std::string::npos) << err;
-  EXPECT_NE(err.find("snow: frame 3000"), std::string::npos) << err;
+  EXPECT_NE(err.find("snow: frame " + f), std::string::npos) << err;
 }
 
 // Ctrl-C while the output is being written (held there by a test hook, with its temporary file
@@ -131,15 +196,21 @@ TEST_F(CliProcess, CtrlCDuringAWriteLeavesNoFile) {
   const pid_t pid = start({"render", "rgb", "-r", "cpu-ref", "-s", "32x32", "-o", path("out/x.png")},
                           {"CIRCLES_TEST_WRITE_DELAY_MS=20000"});
   ASSERT_GT(pid, 0);
-  bool temp_seen = false;
-  for (int i = 0; i < 400 && !temp_seen; ++i) {
-    for (const auto& e : fs::directory_iterator(path("out")))
-      temp_seen = temp_seen || e.path().filename().string().rfind("x.png.", 0) == 0;
-    if (!temp_seen) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  EXPECT_TRUE(temp_seen) << "no temporary file appeared";
+  // Held: the temporary file is there with the whole PNG in it (its IEND chunk last), so the
+  // write has reached the hook's delay.
+  const auto temp_written = [&] {
+    static const std::string iend("IEND\xae\x42\x60\x82", 8);
+    for (const auto& e : fs::directory_iterator(path("out"))) {
+      if (e.path().filename().string().rfind("x.png.", 0) != 0) continue;
+      const std::string bytes = test::slurp(e.path());
+      if (bytes.size() >= iend.size() && bytes.compare(bytes.size() - iend.size(), iend.size(), iend) == 0)
+        return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(wait_until(path("out"), temp_written)) << "no complete temporary file in " << kHang.count() << " s";
   ::kill(pid, SIGINT);
-  const int status = wait_for(pid);
+  const int status = finish(pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
   EXPECT_TRUE(fs::is_empty(path("out"))) << "left: " << fs::directory_iterator(path("out"))->path();
 }
@@ -175,8 +246,8 @@ TEST_F(CliProcess, CheckPassesWithExitZeroAndWritesNoDifference) {
 // `circles check`'s exit 1, as a process: cuda-tile-binned's half colour (rand1M at 257x193,
 // tile 32: the eight-pixel walk, R, G and B within 2^-10 of cpu-ref's and not its floats) keeps
 // its mode's promise (exit 0) but fails --tolerance 0 (exit 1, the difference image written),
-// and its 8-bit values that differ fail --exact-bytes within the tolerance (exit 1). Needs a GPU:
-// skipped without one, failed instead with CIRCLES_REQUIRE_GPU=1.
+// and its 8-bit values that differ fail --exact-bytes within the tolerance (exit 1). Needs the
+// GPU (NEED_GPU).
 TEST_F(CliProcess, CheckFailsWithExitOneAndWritesTheDifference) {
   // Whether the binary under test can run cuda-tile-binned, as its `circles list` says.
   ASSERT_EQ(run({"list"}), 0);
@@ -191,11 +262,7 @@ TEST_F(CliProcess, CheckFailsWithExitOneAndWritesTheDifference) {
     if (text.rfind(std::string(19, ' '), 0) != 0) break;
     if (text.find("UNAVAILABLE: ") != std::string::npos) why = text.substr(text.find("UNAVAILABLE: "));
   }
-  if (!why.empty()) {
-    const char* require = std::getenv("CIRCLES_REQUIRE_GPU");
-    if (require && std::string(require) == "1") FAIL() << "CIRCLES_REQUIRE_GPU=1, but cuda-tile-binned is " << why;
-    GTEST_SKIP() << "cuda-tile-binned: " << why;
-  }
+  NEED_GPU(why.empty() ? "" : "cuda-tile-binned is " + why);
   const std::vector<std::string> half = {"check", "rand1M", "-r", "cuda-tile-binned", "--half-colour",
                                          "--tile-size", "32", "-s", "257x193"};
   const auto with = [&](std::vector<std::string> more, const std::string& diff) {

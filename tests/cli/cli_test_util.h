@@ -1,13 +1,14 @@
 // Helpers of the in-process command-line tests (tests/cli/): cli(...) runs `circles ARGS...`
-// through run_cli, and the CliTest fixture gives each test an empty folder of its own.
+// through run_cli, and the CliTest fixture gives each test an empty folder of its own
+// (test::TempDirTest, tests/test_util.h).
 #pragma once
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "app/cli/cli.h"
+#include "test_util.h"
 
 namespace circles::test {
 
@@ -19,17 +20,7 @@ inline int cli(std::vector<std::string> args) {
   return run_cli(static_cast<int>(argv.size()), argv.data());
 }
 
-// An empty folder per test, named after the test; path(NAME) is NAME in it.
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("circles_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+// The in-process tests' fixture: an empty folder per test, path(NAME) is NAME in it.
+class CliTest : public TempDirTest {};
 
 }  // namespace circles::test

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,12 +18,12 @@
 #include "app/cli/cli.h"
 #include "app/cli/lab_cli.h"
 #include "app/common/lab_registry.h"
-#include "app/common/lab_registry.h"
 #include "app/common/registry.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
 #include "render/modes.h"
 #include "render/png.h"
+#include "render/renderer.h"
 #include "cli_test_util.h"
 #include "test_util.h"
 
@@ -91,27 +93,85 @@ TEST_F(CliTest, KernelsRefusesBadSelectionsBeforeAnyWork) {
     EXPECT_EQ(cli(args), 2) << joined;
   }
   EXPECT_FALSE(fs::exists(path("no/such/dir/k.json")));
-  // --param narrows: banks-broadcast lists only stride 0, yet `banks --param 4` is a valid run of
-  // the other widths (it runs, or says there is no GPU: exit 0 or 1, never 2).
-  const int rc = cli({"kernels", "banks", "--param", "4", "--size", "64", "--repeat", "1", "--warmup", "0"});
-  EXPECT_EQ(rc, lab_unavailable_reason().empty() ? 0 : 1);
 }
 
-TEST_F(CliTest, KernelsRunsOrSaysWhyNot) {
-  // With a GPU a tiny run succeeds and writes its JSON; without one the lab says why and exits 1,
-  // leaving no JSON behind.
-  const std::string json = path("k.json");
-  const int rc = cli({"kernels", "reduce", "--variant", "reduce-cub,reduce-shuffle", "--param", "256", "--size",
-                      "1025", "--repeat", "2", "--warmup", "0", "--json", json});
-  if (lab_unavailable_reason().empty()) {
-    EXPECT_EQ(rc, 0);
-    const std::string text = slurp(json);
-    EXPECT_NE(text.find("\"variant\": \"reduce-shuffle\""), std::string::npos) << text;
-    EXPECT_NE(text.find("\"check\": \"ok\""), std::string::npos);
-  } else {
-    EXPECT_EQ(rc, 1);
-    EXPECT_FALSE(fs::exists(json));
+// --param narrows a family to the variants that list the value: banks-broadcast lists only
+// stride 0, yet `banks --param 4` is a valid selection, the other widths at stride 4.
+const std::vector<std::string> kBanksParam4 = {"kernels", "banks", "--param", "4", "--size", "64", "--repeat", "1",
+                                               "--warmup", "0"};
+
+// With the GPU: every banks variant that lists stride 4 runs at it, checked, and no other.
+TEST_F(CliTest, KernelsParamNarrowsTheFamily) {
+  NEED_GPU(lab_unavailable_reason());
+  std::set<std::string> want;
+  for (const lab::Variant& v : lab_registry())
+    if (v.family == lab::Family::banks && std::find(v.params.begin(), v.params.end(), 4) != v.params.end())
+      want.insert(v.name);
+  ASSERT_TRUE(want.count("banks-32bit")) << "stride 4 is not among banks-32bit's";
+  ASSERT_FALSE(want.count("banks-broadcast"));
+  std::vector<std::string> args = kBanksParam4;
+  args.insert(args.end(), {"--json", path("k.json")});
+  ASSERT_EQ(cli(args), 0);
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("k.json")));
+  std::set<std::string> ran;
+  for (const nlohmann::json& r : j) {
+    if (r["kind"] == "copy") continue;
+    ran.insert(r["variant"].get<std::string>());
+    EXPECT_EQ(r["param"], 4) << r;
+    EXPECT_EQ(r["check"], "ok") << r;
   }
+  EXPECT_EQ(ran, want);
+}
+
+// Without the GPU: the selection is accepted (not a usage error, 2) and only the GPU is missing
+// (exit 1, with the reason).
+TEST_F(CliTest, KernelsParamNarrowsTheFamilyWithoutAGpuToo) {
+  const std::string why = lab_unavailable_reason();
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: KernelsParamNarrowsTheFamily runs instead");
+  ::testing::internal::CaptureStderr();
+  const int rc = cli(kBanksParam4);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("the kernel lab needs a CUDA GPU: " + why), std::string::npos) << err;
+}
+
+// A tiny lab run: two reduce variants on 1025 elements, twice each.
+const std::vector<std::string> kTinyReduce = {"kernels", "reduce", "--variant", "reduce-cub,reduce-shuffle",
+                                              "--param", "256", "--size", "1025", "--repeat", "2", "--warmup", "0"};
+
+// With the GPU a tiny run succeeds and writes its JSON: both variants, each run twice and checked.
+TEST_F(CliTest, KernelsRunsAndWritesItsJson) {
+  NEED_GPU(lab_unavailable_reason());
+  std::vector<std::string> args = kTinyReduce;
+  args.insert(args.end(), {"--json", path("k.json")});
+  ASSERT_EQ(cli(args), 0);
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("k.json")));
+  std::set<std::string> ran;
+  for (const nlohmann::json& r : j) {
+    if (r["kind"] == "copy") continue;
+    ran.insert(r["variant"].get<std::string>());
+    EXPECT_EQ(r["check"], "ok") << r;
+    EXPECT_EQ(r["runs"], 2) << r;
+    EXPECT_EQ(r["n"], 1025) << r;
+    if (r["variant"] == "reduce-shuffle") {
+      EXPECT_EQ(r["param"], 256) << r;
+    }
+  }
+  EXPECT_EQ(ran, (std::set<std::string>{"reduce-cub", "reduce-shuffle"}));
+}
+
+// Without the GPU the lab says why and exits 1, leaving no JSON behind.
+TEST_F(CliTest, KernelsSaysWhyNotWithoutAGpu) {
+  const std::string why = lab_unavailable_reason();
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: KernelsRunsAndWritesItsJson runs instead");
+  std::vector<std::string> args = kTinyReduce;
+  args.insert(args.end(), {"--json", path("k.json")});
+  ::testing::internal::CaptureStderr();
+  const int rc = cli(args);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("the kernel lab needs a CUDA GPU: " + why), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("k.json")));
 }
 
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
@@ -130,11 +190,48 @@ TEST_F(CliTest, RenderSeveralFramesNumbersTheFiles) {
   EXPECT_NE(slurp(path("h-0002.png")), slurp(path("h-0003.png")));  // the rings grew
 }
 
+// cpu-ref, counting the seeks and advances it is asked for.
+class CountingRenderer : public Renderer {
+ public:
+  void load(const Scene& scene, int width, int height) override { inner_->load(scene, width, height); }
+  void advance() override {
+    ++advances;
+    inner_->advance();
+  }
+  void seek(std::int64_t frame) override {
+    ++seeks;
+    inner_->seek(frame);
+  }
+  void render() override { inner_->render(); }
+  void read_image(Image* out) override { inner_->read_image(out); }
+  std::vector<StageTiming> timings(bool wait) const override { return inner_->timings(wait); }
+  std::int64_t frame() const override { return inner_->frame(); }
+  int seeks = 0, advances = 0;
+
+ private:
+  std::unique_ptr<Renderer> inner_ = make_renderer("cpu-ref");
+};
+
+// A still scene takes any frame number at once: the frame loop seeks once, straight to it, where
+// an animation is stepped 64 frames a seek (and shown on the progress line); the far frame is the
+// scene's first picture.
 TEST_F(CliTest, StillScenesSeekToAnyFrameAtOnce) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto seeks_to = [](const char* name, std::int64_t frame) {
+    CountingRenderer r;
+    Progress progress("render " + std::string(name), 1);
+    std::int64_t drawn = -1, at = -1;
+    run_frames(r, make_builtin_scene(name), 16, 16, frame, frame + 1,
+               [&](std::int64_t f) { drawn = f, at = r.frame(); }, &progress, "render");
+    EXPECT_EQ(drawn, frame) << name;
+    EXPECT_EQ(at, frame) << name;
+    EXPECT_EQ(r.advances, 0) << name;
+    return r.seeks;
+  };
+  EXPECT_EQ(seeks_to("rgb", 999999999999), 1);
+  EXPECT_EQ(seeks_to("hypnosis", 200), 4);  // 64, 128, 192, 200: the count sees the steps
   ASSERT_EQ(cli({"render", "rgb", "-s", "16x16", "--frames", "999999999999", "-o", path("far.png")}), 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
-  EXPECT_TRUE(fs::exists(path("far.png")));
+  ASSERT_EQ(cli({"render", "rgb", "-s", "16x16", "-o", path("first.png")}), 0);
+  EXPECT_EQ(slurp(path("far.png")), slurp(path("first.png")));
 }
 
 TEST_F(CliTest, SceneSaveDefaultsToTheScenesOwnFrame) {
@@ -212,16 +309,6 @@ TEST_F(CliTest, ScanFlagIsCheckedAgainstTheRenderer) {
   EXPECT_EQ(run({"render", "rgb", "-r", "cpu-ref", "--scan", "scan-cub", "-s", "8x8", "-o", png}, &err), 2);
   EXPECT_NE(err.find("renderer 'cpu-ref' has no scan setting"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(png));
-  // A good name parses; it renders where there is a GPU, and otherwise only the GPU is missing.
-  const int rc = run({"render", "rgb", "-r", "cuda-tile-binned", "--scan", "scan-lookback", "-s", "8x8", "-o",
-                      path("b.png")},
-                     &err);
-  if (gpu_unavailable_reason().empty()) {
-    EXPECT_EQ(rc, 0) << err;
-  } else {
-    EXPECT_EQ(rc, 2);
-    EXPECT_NE(err.find("is unavailable"), std::string::npos) << err;
-  }
   // `circles list` and --help name them.
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(cli({"list"}), 0);
@@ -232,6 +319,31 @@ TEST_F(CliTest, ScanFlagIsCheckedAgainstTheRenderer) {
   EXPECT_EQ(cli({"render", "--help"}), 0);
   const std::string help = ::testing::internal::GetCapturedStdout();
   EXPECT_NE(help.find("--scan"), std::string::npos) << help;
+}
+
+// A good --scan name parses: with the GPU it renders, cpu-ref's picture (the exact default).
+TEST_F(CliTest, ScanFlagRendersWithAGpu) {
+  NEED_GPU(unavailable_reason(*find_renderer("cuda-tile-binned")));
+  ASSERT_EQ(cli({"render", "rgb", "-r", "cuda-tile-binned", "--scan", "scan-lookback", "-s", "8x8", "-o",
+                 path("b.png")}),
+            0);
+  ASSERT_EQ(cli({"render", "rgb", "-r", "cpu-ref", "-s", "8x8", "-o", path("ref.png")}), 0);
+  EXPECT_EQ(slurp(path("b.png")), slurp(path("ref.png")));
+}
+
+// Without the GPU only the GPU is missing: the name is accepted, and the renderer is unavailable
+// (a command-line mistake, exit 2), with the reason and nothing written.
+TEST_F(CliTest, ScanFlagWithoutAGpuOnlyTheGpuIsMissing) {
+  const std::string why = unavailable_reason(*find_renderer("cuda-tile-binned"));
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: ScanFlagRendersWithAGpu runs instead");
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"render", "rgb", "-r", "cuda-tile-binned", "--scan", "scan-lookback", "-s", "8x8", "-o",
+                      path("b.png")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2) << err;
+  EXPECT_NE(err.find("renderer 'cuda-tile-binned' is unavailable: " + why), std::string::npos) << err;
+  EXPECT_EQ(err.find("supports scans"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("b.png")));
 }
 
 TEST_F(CliTest, BenchChecksScenesAndSettingsBeforeTiming) {

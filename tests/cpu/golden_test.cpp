@@ -22,14 +22,8 @@ struct Golden {
 
 class GoldenTest : public ::testing::TestWithParam<Golden> {};
 
-// The source tree: CIRCLES_SOURCE_DIR from the environment (for binaries run elsewhere) or the build.
-std::string source_dir() {
-  const char* env = std::getenv("CIRCLES_SOURCE_DIR");
-  return env && *env ? env : CIRCLES_SOURCE_DIR;
-}
-
 std::string golden_path(const Golden& g) {
-  return source_dir() + "/tests/golden/" + g.scene + "_" +
+  return test::source_dir() + "/tests/golden/" + g.scene + "_" +
          std::to_string(g.width) + "x" + std::to_string(g.height) + "_f" + std::to_string(g.frame) +
          ".png";
 }
@@ -38,10 +32,9 @@ TEST_P(GoldenTest, CpuRefMatchesGoldenPng) {
   const Golden g = GetParam();
   const Image img = test::render_frame("cpu-ref", make_builtin_scene(g.scene), g.width, g.height, g.frame);
   const std::string path = golden_path(g);
-  const char* update = std::getenv("CIRCLES_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
+  if (test::env_is_1("CIRCLES_UPDATE_GOLDEN")) {
     write_png(path, img);
-    GTEST_SKIP() << "golden image rewritten: " << path;
+    SKIP_EXPECTED("golden image rewritten (CIRCLES_UPDATE_GOLDEN=1): " << path);
   }
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (CIRCLES_UPDATE_GOLDEN=1 makes it)";
   const std::vector<std::uint8_t> got = to_rgba8(img);

@@ -9,6 +9,7 @@
 
 #include "app/common/lab_registry.h"
 #include "kernels/lab/reference.h"
+#include "test_util.h"
 
 namespace circles {
 namespace {
@@ -26,7 +27,7 @@ TEST(LabRegistry, EveryEntryIsComplete) {
     EXPECT_TRUE(names.insert(v.name).second) << "duplicate name";
     families.insert(v.family);
     EXPECT_GT(v.description.size(), 20u);
-    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(CIRCLES_SOURCE_DIR) / v.source)) << v.source;
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(test::source_dir()) / v.source)) << v.source;
     EXPECT_FALSE(v.types.empty());
     EXPECT_EQ(v.param_name.empty(), v.params.empty());
     EXPECT_EQ(find_lab_variant(v.name), &v);

@@ -149,8 +149,7 @@ TEST(Animation, SavedFrameContinuesLikeTheBuiltin) {
 
 // Every example scene file in scenes/ loads, and renders the same on cpu-ref and cpu-mt.
 TEST(ExampleScenes, LoadAndRender) {
-  const char* env = std::getenv("CIRCLES_SOURCE_DIR");
-  const std::string dir = std::string(env && *env ? env : CIRCLES_SOURCE_DIR) + "/scenes";
+  const std::string dir = test::source_dir() + "/scenes";
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".scene") continue;
