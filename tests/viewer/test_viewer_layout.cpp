@@ -148,6 +148,8 @@ TEST(ViewerLayout, TextureBytesAreToRgba8BottomRowFirst) {
     for (int k = 0; k < 3 * 4; ++k) EXPECT_EQ(tex[row * 12 + k], png[(1 - row) * 12 + k]);
   EXPECT_EQ(tex[0], 255);  // texture row 0 is the bottom row
   EXPECT_EQ(tex[12 + 2 * 4 + 2], 255);
+  // (0.5, -1, 2, 0.25): round(127.5), clamped to 0 and 255, round(63.75).
+  EXPECT_EQ((std::array<std::uint8_t, 4>{tex[4], tex[5], tex[6], tex[7]}), (std::array<std::uint8_t, 4>{128, 0, 255, 64}));
 }
 
 // The Kernels panel's bars: only ticked rows with a time; the fastest bar or the copy line,
@@ -232,6 +234,8 @@ TEST(ViewerKernels, TransposeReferenceMirrorsAlongTheDiagonal) {
     for (int i = 0; i < 2; ++i) {
       EXPECT_EQ(t.at(i, j).x, img.at(j, i).x);
       EXPECT_EQ(t.at(i, j).y, img.at(j, i).y);
+      EXPECT_EQ(t.at(i, j).z, img.at(j, i).z);
+      EXPECT_EQ(t.at(i, j).w, img.at(j, i).w);
     }
 }
 

@@ -4,11 +4,16 @@
 // these run in CI without a GPU.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/common/lab_registry.h"
+#include "app/common/registry.h"
 #include "app/viewer/viewer_layout.h"
 #include "render/png.h"
 #include "viewer/viewer_test_util.h"
@@ -20,12 +25,22 @@ using namespace viewer_test;
 
 // Every panel open, the default window: the column scrolls, and no text reaches past its edge.
 TEST_F(ViewerBinary, EveryPanelsTextFitsTheDefaultWindow) {
+  // On a CPU renderer's frame the heat map and the frame statistics are unavailable on any machine
+  // (exit 1), and say why in their panels (text that must fit too): without a GPU, that there is
+  // none; with one, that the frame is in host memory.
+  const std::string gpu_why = gpu_unavailable_reason();
+  const std::string heat_why = "heat: unavailable: the frame is drawn on the CPU: " +
+                               (gpu_why.empty() ? "pick a CUDA renderer" : "no CUDA device here (" + gpu_why + ")");
+  const std::string lab_why = lab_unavailable_reason();
+  const std::string stats_why =
+      "frame stats: cannot check: " + (lab_why.empty() ? "the frame is in host memory: pick a CUDA renderer" : lab_why);
   for (const char* renderer : {"cpu-mt", "cpu-ref"}) {
+    SCOPED_TRACE(renderer);
     const Result v = circles({"view", "--offscreen", "rand10k", "-r", renderer, "--open-panels", "--quit-after", "10",
                               "--heat", "time", "--frame-stats", "reduce-shuffle"});
-    // Without a GPU the heat map and frame statistics are unavailable (exit 1), and say why in
-    // their panels: text that must fit too.
-    EXPECT_TRUE(v.rc == 0 || v.rc == 1) << describe(v);
+    EXPECT_EQ(v.rc, 1) << describe(v);
+    EXPECT_TRUE(contains(v.err, heat_why)) << v.err;
+    EXPECT_TRUE(contains(v.err, stats_why)) << v.err;
     EXPECT_TRUE(contains(v.err, "ui: scale 1.00, font 13 px")) << v.err;
     EXPECT_TRUE(contains(v.out, "panels: no text cut")) << v.out;
     EXPECT_TRUE(contains(v.out, "the column scrolls")) << v.out;  // every panel open: taller than 720
@@ -51,13 +66,21 @@ TEST_F(ViewerBinary, ScaleTwoDoublesTheColumnAndItsTextFits) {
 }
 
 TEST_F(ViewerBinary, UiScaleAndFontSizeAreValidated) {
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--ui-scale", "0.1"}, std::vector<std::string>{"--ui-scale", "9"},
-        std::vector<std::string>{"--font-size", "3"}, std::vector<std::string>{"--ui-scale", "3", "-s", "800x600"}}) {
+  struct Case {
+    std::vector<std::string> flags;
+    const char* message;
+  };
+  for (const Case& c : {Case{{"--ui-scale", "0.1"}, "--ui-scale: Value 0.1 not in range 0.5"},
+                        Case{{"--ui-scale", "9"}, "--ui-scale: Value 9 not in range 0.5"},
+                        Case{{"--font-size", "3"}, "--font-size: Value 3 not in range 6"},
+                        Case{{"--ui-scale", "3", "-s", "800x600"},
+                             "offscreen window 800x600 is too small: at least 1112x120 (the panel column alone is 1080 wide)"}}) {
     std::vector<std::string> args = {"view", "--offscreen", "rgb", "--quit-after", "1"};
-    args.insert(args.end(), bad.begin(), bad.end());
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    SCOPED_TRACE(c.message);
     const Result v = circles(args);
     EXPECT_EQ(v.rc, 2) << describe(v);
+    EXPECT_TRUE(contains(v.err, c.message)) << describe(v);
     EXPECT_FALSE(contains(v.err, "viewer: offscreen")) << "validated too late: " << describe(v);
   }
 }
@@ -73,7 +96,6 @@ TEST_F(ViewerBinary, HostCopyTimingSummaryHasItsSteps) {
     const auto it = summary.find(stage);
     ASSERT_NE(it, summary.end()) << stage << "\n" << v.out;
     EXPECT_EQ(it->second.samples, 6) << stage;  // every frame, playing
-    EXPECT_GE(it->second.median, 0.0) << stage;
   }
 }
 
@@ -92,9 +114,54 @@ TEST_F(ViewerBinary, TimelineHasEveryFramesHostAndGlWork) {
     EXPECT_EQ(count_of(json, "\"name\": \"" + std::string(step) + "\""), 12u) << step;
   EXPECT_GE(count_of(json, "\"name\": \"gl: present\""), 9u);  // GL results arrive frames later
   EXPECT_EQ(count_of(json, "\"lane\": \"cuda\""), 0u);         // a CPU renderer
-  // The source tree: $CIRCLES_SOURCE_DIR (binaries copied to another machine), else this build's.
-  const char* src = std::getenv("CIRCLES_SOURCE_DIR");
-  const std::string script = std::string(src && *src ? src : CIRCLES_SOURCE_DIR) + "/scripts/plot_timeline.py";
+  // The steps cover each frame of the host's loop: in the loop's order, none overlapping the next,
+  // the first starting when the frame starts and the last ending when it ends (the same clock
+  // readings); the host copy's two steps lie inside "host: to texture".
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  const std::vector<std::string> order = {"host: events", "host: advance", "host: render", "host: to texture",
+                                          "host: tools", "host: ui", "host: draw", "wait: swap (host)",
+                                          "host: timings"};
+  std::size_t frames_checked = 0;
+  for (const nlohmann::json& f : doc["spans"]) {
+    if (f["name"] != "frame") continue;
+    const double f0 = f["t0"], f1 = f["t1"];
+    SCOPED_TRACE("the frame from " + std::to_string(f0) + " ms");
+    std::vector<const nlohmann::json*> steps, copies;
+    const nlohmann::json* texture = nullptr;
+    for (const nlohmann::json& s : doc["spans"]) {
+      const double t0 = s["t0"], t1 = s["t1"];
+      if (s["lane"] != "host" || t0 < f0 || t1 > f1) continue;
+      const std::string name = s["name"];
+      if (std::find(order.begin(), order.end(), name) != order.end()) steps.push_back(&s);
+      if (name == "host: to texture") texture = &s;
+      if (name.rfind("copy: ", 0) == 0) copies.push_back(&s);
+    }
+    std::stable_sort(steps.begin(), steps.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+      return (*a)["t0"].get<double>() < (*b)["t0"].get<double>();
+    });
+    ASSERT_GE(steps.size(), order.size() - 1);  // "host: advance" from the second frame on
+    EXPECT_EQ((*steps.front())["t0"].get<double>(), f0) << (*steps.front())["name"];
+    EXPECT_EQ((*steps.back())["t1"].get<double>(), f1) << (*steps.back())["name"];
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      const std::string name = (*steps[k])["name"];
+      const auto where = std::find(order.begin(), order.end(), name) - order.begin();
+      EXPECT_GE(static_cast<std::size_t>(where), at) << name << " out of the loop's order";
+      at = static_cast<std::size_t>(where) + 1;
+      if (k > 0) {
+        EXPECT_GE((*steps[k])["t0"].get<double>(), (*steps[k - 1])["t1"].get<double>()) << name;
+      }
+    }
+    ASSERT_NE(texture, nullptr);
+    EXPECT_EQ(copies.size(), 2u);
+    for (const nlohmann::json* c : copies) {
+      EXPECT_GE((*c)["t0"].get<double>(), (*texture)["t0"].get<double>()) << (*c)["name"];
+      EXPECT_LE((*c)["t1"].get<double>(), (*texture)["t1"].get<double>()) << (*c)["name"];
+    }
+    ++frames_checked;
+  }
+  EXPECT_EQ(frames_checked, 12u);
+  const std::string script = test::source_dir() + "/scripts/plot_timeline.py";
   const int rc = std::system(("python3 " + quote(script) + " " + quote(path("timeline.json")) + " -o " +
                               quote(path("timeline.svg")) + " > " + quote(path("summary.md")))
                                  .c_str());
@@ -102,15 +169,14 @@ TEST_F(ViewerBinary, TimelineHasEveryFramesHostAndGlWork) {
   const std::string summary = test::slurp(path("summary.md"));
   EXPECT_TRUE(contains(summary, "| GPU idle (neither) |")) << summary;
   EXPECT_TRUE(contains(summary, "| host: render | host |")) << summary;
-  // The steps cover the host's frame: what lies outside them is a small part of it.
+  // The summary's figures are there and are durations (how small the host's time outside the
+  // steps is depends on the machine's load: the steps' order and bounds are checked above).
   auto value = [&](const std::string& row) {
     const std::size_t at = summary.find("| " + row + " | ");
     return at == std::string::npos ? -1.0 : std::stod(summary.substr(at + row.size() + 5));
   };
-  const double frame = value("frame (host loop)"), outside = value("host outside every interval");
-  ASSERT_GT(frame, 0) << summary;
-  ASSERT_GE(outside, 0) << summary;
-  EXPECT_LT(outside, 0.05 * frame) << summary;
+  EXPECT_GT(value("frame (host loop)"), 0) << summary;
+  EXPECT_GE(value("host outside every interval"), 0) << summary;
   EXPECT_TRUE(contains(test::slurp(path("timeline.svg")), "<svg")) << "no drawing";
   // An unwritable path is refused before anything opens.
   const Result bad = circles({"view", "--offscreen", "rgb", "--quit-after", "1", "--timeline", "/nonexistent/t.json"});
