@@ -9,7 +9,8 @@
 #   BIN      the folder with `circles` and the test binaries (default .device/bin)
 #   OUT      where the logs and gtest's XML go (default /tmp/circles-gpu-tests)
 #   SHARDS   run each gtest binary as this many shards at once (default 1); the GPU is shared,
-#            and the CPU references of the GPU tests run on every core
+#            and the CPU references of the GPU tests run on every core. With more than one, the
+#            tests that read hardware counters (*Counter*) run alone afterwards
 #   CIRCLES_SOURCE_DIR  the source tree (scenes, golden images, fuzz corpus; default: here)
 # Exit status: 0 when every binary passed and no skip was unexpected, 1 otherwise.
 set -uo pipefail
@@ -41,19 +42,41 @@ for b in "${binaries[@]}"; do
   pids=()
   shards=$SHARDS
   [ "$b" = circles_viewer_input_tests ] && shards=1  # one X server a test: they run one at a time
-  for ((k = 0; k < shards; k++)); do
-    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k "$BIN/$b" --gtest_brief=1 \
-      --gtest_output="xml:$OUT/$b.$k.xml" > "$OUT/$b.$k.log" 2>&1 &
-    pids+=($!)
+  # Hardware counters are one profiler at a time, and their DRAM figures are the whole GPU's: the
+  # tests that read them run alone, after the shards.
+  parts=()
+  for ((k = 0; k < shards; k++)); do parts+=("$k"); done
+  split=0  # (a GTEST_FILTER of the caller's is left alone: then no split)
+  [ "$shards" -gt 1 ] && [ -z "${GTEST_FILTER:-}" ] && split=1 && parts+=(counters)
+  for part in "${parts[@]}"; do
+    if [ "$part" = counters ]; then
+      for pid in "${pids[@]}"; do wait "$pid"; echo $? > "$OUT/$b.rc.$pid"; done
+      "$BIN/$b" --gtest_brief=1 --gtest_filter='*Counter*' --gtest_output="xml:$OUT/$b.$part.xml" > "$OUT/$b.$part.log" 2>&1
+      echo $? > "$OUT/$b.rc.$part"
+    else
+      filter=()
+      [ $split -eq 1 ] && filter=(--gtest_filter='-*Counter*')
+      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$part "$BIN/$b" --gtest_brief=1 "${filter[@]}" \
+        --gtest_output="xml:$OUT/$b.$part.xml" > "$OUT/$b.$part.log" 2>&1 &
+      pids+=($!)
+    fi
   done
-  for ((k = 0; k < shards; k++)); do
-    wait "${pids[$k]}"
-    rc=$?
-    echo "gpu-tests: $b shard $k/$shards: exit $rc, $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/$b.$k.log" | tr '\n' ' ')" |
+  for ((k = 0; k < ${#parts[@]}; k++)); do
+    part=${parts[$k]}
+    if [ "$part" = counters ]; then
+      rc=$(cat "$OUT/$b.rc.$part")
+    elif [ -f "$OUT/$b.rc.${pids[$k]}" ]; then
+      rc=$(cat "$OUT/$b.rc.${pids[$k]}")
+    else
+      wait "${pids[$k]}"
+      rc=$?
+    fi
+    echo "gpu-tests: $b part $part of $shards shards: exit $rc, $(grep -E '^\[  PASSED  \] [0-9]+ tests?\.$|^ *[0-9]+ FAILED TESTS?$' "$OUT/$b.$part.log" | tr -s ' \n' ' ')" |
       tee -a "$OUT/summary.txt"
-    [ $rc -eq 0 ] || { status=1; grep -E '^\[  FAILED  \]' "$OUT/$b.$k.log" | head -40; }
-    [ -s "$OUT/$b.$k.xml" ] || { echo "gpu-tests: $b shard $k wrote no XML" | tee -a "$OUT/summary.txt"; status=1; }
+    [ "$rc" -eq 0 ] || { status=1; grep -E '^\[  FAILED  \]' "$OUT/$b.$part.log" | head -40; }
+    [ -s "$OUT/$b.$part.xml" ] || { echo "gpu-tests: $b part $part wrote no XML" | tee -a "$OUT/summary.txt"; status=1; }
   done
+  rm -f "$OUT/$b".rc.*
 done
 # Every skip, from gtest's XML: expected ones are listed, any other fails the run.
 python3 - "$OUT" <<'EOF' | tee -a "$OUT/summary.txt"
