@@ -7,6 +7,7 @@ bin=${1:-build}/circles
 why=$("$bin" list 2>/dev/null | awk '/UNAVAILABLE:/ { sub(/.*UNAVAILABLE: /, ""); print; exit }')
 if [ -n "$why" ]; then
   echo "note: the GPU tests were skipped, not passed: $why."
-  echo "      On a machine with an NVIDIA GPU, CIRCLES_REQUIRE_GPU=1 ctest --test-dir ${1:-build} runs them (or fails)."
+  echo "      On a machine with an NVIDIA GPU, BIN=${1:-build} bash scripts/gpu-tests.sh runs every test binary with the GPU required"
+  echo "      (or fails, also on any skip not marked expected)."
 fi
 exit 0

@@ -6,7 +6,7 @@
 # that this machine lacks). The summary names every skip, expected or not.
 #
 # Usage: bash scripts/gpu-tests.sh [BINARY...]   (default: every test binary in $BIN)
-#   BIN      the folder with `circles` and the test binaries (default .device/bin)
+#   BIN      the folder with `circles` and the test binaries, or a build folder (default .device/bin)
 #   OUT      where the logs and gtest's XML go (default /tmp/circles-gpu-tests)
 #   SHARDS   run each gtest binary as this many shards at once (default 1); the GPU is shared,
 #            and the CPU references of the GPU tests run on every core. With more than one, the
@@ -24,16 +24,18 @@ export CIRCLES_SOURCE_DIR=${CIRCLES_SOURCE_DIR:-$(pwd)}
 export CIRCLES_BIN="$BIN/circles"
 export CIRCLES_REQUIRE_GPU=1 CIRCLES_REQUIRE_COUNTERS=1
 [ -x "$CIRCLES_BIN" ] || { echo "gpu-tests: no executable circles in $BIN" >&2; exit 2; }
+# A test binary in $BIN, or in $BIN/tests (a build folder).
+where() { if [ -x "$BIN/$1" ]; then echo "$BIN/$1"; elif [ -x "$BIN/tests/$1" ]; then echo "$BIN/tests/$1"; fi; }
 binaries=("$@")
 if [ ${#binaries[@]} -eq 0 ]; then
   for b in circles_tests circles_gpu_tests circles_viewer_tests circles_viewer_input_tests circles_scene_fuzz_replay; do
-    [ -x "$BIN/$b" ] && binaries+=("$b") || echo "gpu-tests: $b is not in $BIN: not run" | tee -a "$OUT/summary.txt"
+    [ -n "$(where "$b")" ] && binaries+=("$b") || echo "gpu-tests: $b is not in $BIN: not run" | tee -a "$OUT/summary.txt"
   done
 fi
 status=0
 for b in "${binaries[@]}"; do
   if [ "$b" = circles_scene_fuzz_replay ]; then  # not gtest: the fuzz corpus replayed
-    "$BIN/$b" "$CIRCLES_SOURCE_DIR/fuzz/corpus" > "$OUT/$b.log" 2>&1
+    "$(where "$b")" "$CIRCLES_SOURCE_DIR/fuzz/corpus" > "$OUT/$b.log" 2>&1
     rc=$?
     echo "gpu-tests: $b: exit $rc ($(tail -1 "$OUT/$b.log"))" | tee -a "$OUT/summary.txt"
     [ $rc -eq 0 ] || status=1
@@ -51,12 +53,12 @@ for b in "${binaries[@]}"; do
   for part in "${parts[@]}"; do
     if [ "$part" = counters ]; then
       for pid in "${pids[@]}"; do wait "$pid"; echo $? > "$OUT/$b.rc.$pid"; done
-      "$BIN/$b" --gtest_brief=1 --gtest_filter='*Counter*' --gtest_output="xml:$OUT/$b.$part.xml" > "$OUT/$b.$part.log" 2>&1
+      "$(where "$b")" --gtest_brief=1 --gtest_filter='*Counter*' --gtest_output="xml:$OUT/$b.$part.xml" > "$OUT/$b.$part.log" 2>&1
       echo $? > "$OUT/$b.rc.$part"
     else
       filter=()
       [ $split -eq 1 ] && filter=(--gtest_filter='-*Counter*')
-      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$part "$BIN/$b" --gtest_brief=1 "${filter[@]}" \
+      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$part "$(where "$b")" --gtest_brief=1 "${filter[@]}" \
         --gtest_output="xml:$OUT/$b.$part.xml" > "$OUT/$b.$part.log" 2>&1 &
       pids+=($!)
     fi
