@@ -1,6 +1,8 @@
 #include "render/output_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -132,12 +134,20 @@ void write_file_atomically(const std::string& path, const std::string& bytes, co
   }
   install_cleanup_handlers();
   const bool track = tmp.size() < sizeof g_temp_path;
+  // The cleanup signals wait while the file is made and tracked: one arriving between mkstemp
+  // and the tracking would otherwise end the process with the temporary file left behind.
+  sigset_t cleanup, before;
+  sigemptyset(&cleanup);
+  for (int sig : kCleanupSignals) sigaddset(&cleanup, sig);
+  ::pthread_sigmask(SIG_BLOCK, &cleanup, &before);
   const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw failure(errno, false);
-  if (track) {
+  const int mkstemp_errno = errno;
+  if (fd >= 0 && track) {
     std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
     g_temp_live.store(true);
   }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (fd < 0) throw failure(mkstemp_errno, false);
   struct Untrack {
     ~Untrack() { g_temp_live.store(false); }
   } untrack;
