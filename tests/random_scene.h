@@ -94,7 +94,8 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   const int place_kind = pick(3);   // 0 inside; 1 near the edges; 2 a mix, far outside included
   s.shading = pick(5) == 0 ? Shading::Snow : Shading::Flat;
   // One scene in three animated, with velocities, starting at a later frame one time in four,
-  // drawn 1 to 90 frames on (fewer for large counts, to bound cpu-ref's steps).
+  // drawn 1 to 90 frames on (fewer for large counts: the circles moved, summed over the frames,
+  // stay under max_blends, which bounds the steps as it bounds the blends).
   const bool animated = pick(3) == 0;
   if (animated) {
     static const Animation kAnimations[] = {Animation::BouncingBalls, Animation::Hypnosis, Animation::Fireworks,
@@ -181,7 +182,7 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   }
   out.frame = s.frame;
   if (animated) {
-    const double steps = std::max(1.0, std::min(90.0, 2e7 / std::max<double>(1.0, static_cast<double>(s.circles.size()))));
+    const double steps = std::max(1.0, std::min(90.0, max_blends / std::max<double>(1.0, static_cast<double>(s.circles.size()))));
     out.frame = s.frame + 1 + pick(static_cast<int>(steps));
   }
   static const char* const kColour[] = {"colours in [0,1]", "some colours above 1", "colours up to 1e6", "colours 0 or 1"};
