@@ -100,7 +100,7 @@ TEST_F(ViewerBinary, GpuOffscreenExternalInteropMatchesRender) {
 // 1920x1080 window, so a 1080x1080 frame, playing), sampled over the run: a small scene,
 // a deep one and an animated one. The waits are lines of their own, never inside a stage. (How
 // close the two medians are is printed, not asserted: times are the benchmark's business.)
-TEST_F(ViewerBinary, GpuStageTimingsAgreeWithTheBenchmark) {
+TEST_F(ViewerBinary, GpuStageTimingsNameTheBenchmarksStages) {
   REQUIRE_CUDA_RENDERERS();
   for (const char* scene : {"rand10k", "rand1M", "snow"}) {
     SCOPED_TRACE(scene);

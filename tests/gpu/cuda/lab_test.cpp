@@ -25,6 +25,13 @@ namespace {
 
 using namespace lab;
 
+// Skips where the lab cannot run here (fails instead with CIRCLES_REQUIRE_GPU=1).
+#define REQUIRE_LAB()                                                   \
+  do {                                                                  \
+    const std::string lab_why_ = lab_unavailable_reason();              \
+    NEED_GPU(lab_why_.empty() ? lab_why_ : "the lab cannot run: " + lab_why_); \
+  } while (0)
+
 std::vector<Shape> awkward_sizes(Task t) {
   if (t == Task::transpose)
     return {{1, 1, 1},       {1000, 1, 1000},  {1000, 1000, 1},      {1023, 33, 31},        {1023, 31, 33},
@@ -47,8 +54,7 @@ class LabVariantTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LabVariantTest, MatchesTheCpuOnAwkwardSizes) {
   const Variant& v = *find_lab_variant(GetParam());
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   int checked = 0;
   for (Elem type : v.types) {
     for (const Shape& shape : awkward_sizes(v.task)) {
@@ -82,8 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Lab, LabVariantTest, ::testing::ValuesIn(variant_names(
 
 // Timing a variant changes nothing about its result, and the copy line is measured.
 TEST(LabHarness, TimedRunsReportMediansAndBandwidth) {
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   LabBench bench(Task::reduce_sum, Elem::i32, Shape{std::size_t{1} << 22, 0, 0}, 9);
   const Timing t{5, 1};
   const Measurement copy = bench.device_copy(t);
@@ -104,8 +109,7 @@ TEST(LabHarness, TimedRunsReportMediansAndBandwidth) {
 // variant that takes floats, over the five planes of a CUDA renderer's device image, agrees with
 // the CPU's double sums of the same image read back (mean colour to 1e-4, coverage exactly).
 TEST(LabOnTheFrame, EveryFloatReductionGivesTheFramesStatistics) {
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   for (const char* scene_name : {"rand10k", "snow"}) {
     const Scene scene = make_builtin_scene(scene_name);
     auto r = make_renderer("cuda-tile-binned");
@@ -144,8 +148,7 @@ TEST(LabOnTheFrame, EveryFloatReductionGivesTheFramesStatistics) {
 // kernel for the maxima) against the CPU's: a frame and a copy with known changes, exactly equal
 // maxima, sums within 1e-4; identical images give zeros.
 TEST(LabOnTheFrame, DifferenceStatisticsMatchTheCpu) {
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   const Scene scene = make_builtin_scene("rand10k");
   auto r = make_renderer("cuda-tile-scan");
   Image a;
@@ -181,8 +184,7 @@ TEST(LabOnTheFrame, DifferenceStatisticsMatchTheCpu) {
 // The transpose view: every device transpose variant over a CUDA renderer's frame (square and
 // not) gives exactly the CPU's mirror image, and the 8-bit texels are to_byte of it.
 TEST(LabOnTheFrame, EveryTransposeMirrorsTheFrameExactly) {
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   const Scene scene = make_builtin_scene("snow");
   for (const auto& [w, h] : std::vector<std::pair<int, int>>{{257, 193}, {200, 200}}) {
     auto r = make_renderer("cuda-tile-binned");
@@ -227,8 +229,7 @@ TEST(LabOnTheFrame, EveryTransposeMirrorsTheFrameExactly) {
 // through the look-back scan (launched ordinarily and dependent), compaction and segmented scan,
 // at sizes that shrink and grow, and across the epoch's wrap, each result against the CPU.
 TEST(LabLookback, StatusWordsCarryOverLaunchesAndTheEpochWrap) {
-  const std::string why = lab_unavailable_reason();
-  NEED_GPU(why.empty() ? why : "the lab cannot run: " + why);
+  REQUIRE_LAB();
   Scratch scratch;
   CudaStream stream;
   std::mt19937 rng(7);
