@@ -50,8 +50,9 @@ Circle flat_circle(float x, float y, float z, float radius, float r, float g, fl
 }
 
 // Stable sort far-to-near (larger z first): drawing order then follows depth.
-void sort_far_to_near(std::vector<Circle>* circles) {
-  std::stable_sort(circles->begin(), circles->end(),
+void sort_far_to_near(CircleList* circles) {
+  std::vector<Circle>& cs = circles->edit();
+  std::stable_sort(cs.begin(), cs.end(),
                    [](const Circle& a, const Circle& b) { return a.z > b.z; });
 }
 
@@ -62,7 +63,7 @@ Scene random_scene(const char* name, std::uint64_t seed, std::size_t n, bool tin
   Pcg32 rng(seed);
   s.circles.resize(n);
   const bool small = n > 100000;
-  for (Circle& c : s.circles) {
+  for (Circle& c : s.circles.edit()) {
     c.x = rng.uniform();
     c.y = rng.uniform();
     c.z = rng.uniform();
@@ -108,7 +109,7 @@ Scene make_biglittle_impl(const char* name, std::uint64_t seed, bool little_firs
   Scene s = random_scene(name, seed, 10000);
   Pcg32 rng(seed, 77);
   for (std::size_t i = 0; i < s.circles.size(); ++i) {
-    Circle& c = s.circles[i];
+    Circle& c = s.circles.edit()[i];
     if (i >= 9000) {
       c.radius = .05f;
       c.x = .25f * rng.uniform();
@@ -117,7 +118,10 @@ Scene make_biglittle_impl(const char* name, std::uint64_t seed, bool little_firs
       c.radius = .25f;
     }
   }
-  if (little_first) std::rotate(s.circles.begin(), s.circles.begin() + 9000, s.circles.end());
+  if (little_first) {
+    std::vector<Circle>& cs = s.circles.edit();
+    std::rotate(cs.begin(), cs.begin() + 9000, cs.end());
+  }
   return s;
 }
 Scene make_biglittle(std::uint64_t seed) { return make_biglittle_impl("biglittle", seed, false); }
@@ -209,7 +213,7 @@ Scene make_snow(std::uint64_t seed) {
   s.background.bottom = Float4{.85f, .85f, .85f, 1.f};
   Pcg32 rng(seed);
   s.circles.resize(100000);
-  for (Circle& c : s.circles) {
+  for (Circle& c : s.circles.edit()) {
     c.x = rng.uniform();
     c.y = 1.35f * rng.uniform();  // some start above the top, as respawned flakes do
     c.z = rng.uniform();

@@ -54,7 +54,7 @@ void blend_row(Shading shading, const Circle& c, const float* px, float py, Floa
 }  // namespace
 
 void animate_circles(Scene* scene, std::size_t begin, std::size_t end) {
-  std::vector<Circle>& cs = scene->circles;
+  std::vector<Circle>& cs = scene->circles.edit();  // owned before threads share it (CpuMt)
   auto burst = [&cs](std::uint32_t k) {
     const Circle& b = cs[k];
     return Motion{b.x, b.y, b.z, b.radius, b.vx, b.vy};
@@ -187,6 +187,7 @@ class CpuMtRenderer final : public CpuRenderer {
   const int tile_;  // pixels per tile side
 
   void animate() override {
+    scene_.circles.edit();  // owned here, before the threads change it
     parallel_for(scene_.circles.size(), 1 << 14,
                  [](void* self, std::size_t b, std::size_t e) {
                    static_cast<CpuMtRenderer*>(self)->animate_range(b, e);

@@ -1,7 +1,25 @@
-// Names of the shading styles and animations, as written in scene files and on the command line.
+// The circle list (owned or a view), and the names of the shading styles and animations, as
+// written in scene files and on the command line.
 #include "render/scene.h"
 
 namespace circles {
+
+CircleList CircleList::view(std::shared_ptr<const void> keeper, const Circle* data, std::size_t count) {
+  CircleList l;
+  if (count == 0) return l;
+  l.view_ = data;
+  l.view_count_ = count;
+  l.keeper_ = std::move(keeper);
+  return l;
+}
+
+std::vector<Circle>& CircleList::own() {
+  if (view_) {
+    own_.assign(view_, view_ + view_count_);
+    drop_view();
+  }
+  return own_;
+}
 
 namespace {
 

@@ -24,7 +24,7 @@ const circles::Scene& BenchScene() {
     s.has_velocity = true;
     s.animation = circles::Animation::BouncingBalls;
     s.circles.resize(kCircles);
-    for (circles::Circle& c : s.circles) {
+    for (circles::Circle& c : s.circles.edit()) {
       c.x = unit(rng);
       c.y = unit(rng);
       c.z = unit(rng);

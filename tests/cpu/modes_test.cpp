@@ -34,22 +34,22 @@ TEST(Modes, HalfColourOnlyWhereItsBoundHolds) {
   Scene s = make_builtin_scene("rand10k");
   EXPECT_EQ(half_colour_refusal(s), "");
   for (float a : {0.5f, 0.5625f, 0.75f, 1.f}) {
-    s.circles[7].a = a;
+    s.circles.edit()[7].a = a;
     EXPECT_EQ(half_colour_refusal(s), "") << a;
   }
   for (float a : {0.4375f, 0.25f, 0.3f, 0.f, std::nextafter(0.5f, 1.f), std::nextafter(1.f, 2.f), NAN}) {
-    s.circles[7].a = a;
+    s.circles.edit()[7].a = a;
     EXPECT_NE(half_colour_refusal(s).find("circle 7's alpha"), std::string::npos) << a << ": " << half_colour_refusal(s);
   }
   EXPECT_NE(half_colour_refusal(s).find("not a multiple of 1/16 from 1/2 to 1"), std::string::npos);
-  s.circles[7].a = 0.5f;
-  s.circles[9].g = 1.0001f;
+  s.circles.edit()[7].a = 0.5f;
+  s.circles.edit()[9].g = 1.0001f;
   EXPECT_EQ(half_colour_refusal(s), "circle 9's colour is outside [0, 1]");
-  s.circles[9].g = -0.f;
+  s.circles.edit()[9].g = -0.f;
   EXPECT_EQ(half_colour_refusal(s), "");
-  s.circles[9].b = NAN;
+  s.circles.edit()[9].b = NAN;
   EXPECT_EQ(half_colour_refusal(s), "circle 9's colour is outside [0, 1]");
-  s.circles[9].b = 0.5f;
+  s.circles.edit()[9].b = 0.5f;
   s.background.kind = Background::Kind::Gradient;
   s.background.bottom = Float4{0.f, 2.f, 0.f, 1.f};
   EXPECT_EQ(half_colour_refusal(s), "the background's colour is outside [0, 1]");
@@ -78,25 +78,25 @@ TEST(Modes, EarlyExitOnlyWhereItsBoundHolds) {
   for (const char* name : {"rand10k", "rand1M", "biglittle", "snow", "fireworks", "pattern"})
     EXPECT_EQ(early_exit_refusal(make_builtin_scene(name)), "") << name;
   Scene s = make_builtin_scene("rand10k");
-  s.circles[3].r = 1.5f;
+  s.circles.edit()[3].r = 1.5f;
   EXPECT_EQ(early_exit_refusal(s), "circle 3's colour is above 1");
-  s.circles[3].r = 1.f;
+  s.circles.edit()[3].r = 1.f;
   EXPECT_EQ(early_exit_refusal(s), "");
   // Alphas of 0 and 1 and at least 1/256: any number of them.
-  for (std::size_t k = 0; k < s.circles.size(); ++k) s.circles[k].a = k % 3 == 0 ? 0.f : k % 3 == 1 ? 1.f : 1.f / 256;
+  for (std::size_t k = 0; k < s.circles.size(); ++k) s.circles.edit()[k].a = k % 3 == 0 ? 0.f : k % 3 == 1 ? 1.f : 1.f / 256;
   EXPECT_EQ(early_exit_refusal(s), "");
   // Faint ones: up to kEarlyExitMaxFaint.
-  for (std::size_t k = 0; k < kEarlyExitMaxFaint; ++k) s.circles[k].a = 1e-4f;
+  for (std::size_t k = 0; k < kEarlyExitMaxFaint; ++k) s.circles.edit()[k].a = 1e-4f;
   EXPECT_EQ(early_exit_refusal(s), "");
-  s.circles[kEarlyExitMaxFaint].a = std::nextafter(1.f / 256, 0.f);
+  s.circles.edit()[kEarlyExitMaxFaint].a = std::nextafter(1.f / 256, 0.f);
   EXPECT_NE(early_exit_refusal(s).find("4097 circles (the first: 0) blend with an alpha between 0 and 1/256"),
             std::string::npos)
       << early_exit_refusal(s);
   // Snow: the ramp's colours, whatever the circles say; the alpha at the rim from depth and alpha.
   Scene snow = make_builtin_scene("snow");
-  for (Circle& c : snow.circles) c.r = 1e6f;
+  for (Circle& c : snow.circles.edit()) c.r = 1e6f;
   EXPECT_EQ(early_exit_refusal(snow), "");
-  for (Circle& c : snow.circles) c.a = 0.1f;  // 0.1 * 0.6 .. 1 * e^-4.1 under 1/256
+  for (Circle& c : snow.circles.edit()) c.a = 0.1f;  // 0.1 * 0.6 .. 1 * e^-4.1 under 1/256
   EXPECT_NE(early_exit_refusal(snow).find("blend with an alpha between 0 and 1/256"), std::string::npos);
   Scene bg = make_builtin_scene("rgb");
   bg.background.top.y = 1.5f;
@@ -198,7 +198,7 @@ TEST(Modes, TheModeCheckFailsAFrameThatMisreports) {
   // Asked where the scene refuses it (a colour above 1): early exit is not allowed; nor is half
   // colour on snow; nor a mode the renderer's registry entry does not take.
   Scene bright = scene;
-  bright.circles[5].r = 2.f;
+  bright.circles.edit()[5].r = 2.f;
   const AllowedModes refused = allowed_modes("cuda-tile-binned", bright, early);
   EXPECT_FALSE(refused.early_exit);
   EXPECT_NE(frame_broken(refused, Mode::EarlyExit, ref, ref).find("early exit refused: circle 5's colour is above 1"),

@@ -352,7 +352,7 @@ TEST(RoundTrip, EveryDirectiveAndAwkwardFloats) {
 TEST(RoundTrip, WithoutVelocity) {
   Scene s = AwkwardScene();
   s.has_velocity = false;
-  for (Circle& c : s.circles) c.vx = c.vy = 0.f;
+  for (Circle& c : s.circles.edit()) c.vx = c.vy = 0.f;
   s.background.kind = Background::Kind::Solid;
   s.background.top = Float4{0.1f, 0.2f, 0.3f, 0.4f};
   s.background.bottom = s.background.top;

@@ -67,8 +67,8 @@ TEST(GpuRenderer, BinnedRowWalkTakesEachCirclesAlpha) {
   const Scene& same = cached_scene("rand10k");
   Scene varied = same, nearly = same;
   for (std::size_t k = 0; k < varied.circles.size(); ++k)
-    varied.circles[k].a = 0.2f + 0.75f * static_cast<float>(k % 13) / 12.f;
-  nearly.circles[nearly.circles.size() / 2].a = std::nextafter(0.5f, 1.f);
+    varied.circles.edit()[k].a = 0.2f + 0.75f * static_cast<float>(k % 13) / 12.f;
+  nearly.circles.edit()[nearly.circles.size() / 2].a = std::nextafter(0.5f, 1.f);
   const std::pair<const Scene*, const char*> scenes[] = {
       {&same, "alpha .5"}, {&varied, "alphas varied"}, {&nearly, "one alpha an ulp off"}};
   for (const auto& scene_and_name : scenes) {
