@@ -16,10 +16,10 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <new>
 #include <unordered_set>
 
@@ -27,7 +27,8 @@ namespace circles {
 
 namespace {
 
-std::string error_what(const std::string& file, const std::string& key, const std::string& message) {
+std::string error_what(const std::string& file, const std::string& key,
+                       const std::string& message) {
   if (key.empty()) return file + ": error: " + message;
   return file + ": key '" + key + "': error: " + message;
 }
@@ -76,11 +77,25 @@ std::string shape_text(const std::vector<u64>& shape) {
 }
 
 // The dtypes supported: a byte order ('<', '>', or '|' for one byte), a kind and a size, as in
-// "<f4", ">f8", "|u1", "<i8", "|b1", "<f2". Strings, objects, complex numbers, dates, void and
-// structured dtypes are not.
+// "<f4", ">f8", "|u1", "<i8", "|b1", "<f2"; and short strings, NumPy's "<U12" (UTF-32, 4 bytes a
+// character) and "|S12" (bytes), for names such as a scene's shading. Objects, complex numbers,
+// dates, void and structured dtypes are not.
 bool simple_descr(const std::string& d, char* kind, int* size) {
-  if (d.size() != 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|')) return false;
+  if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|')) return false;
   const char k = d[1];
+  if (k == 'U' || k == 'S') {
+    if (d.size() > 6 || d[2] == '0') return false;  // at most 9999 characters
+    int n = 0;
+    for (std::size_t i = 2; i < d.size(); ++i) {
+      if (d[i] < '0' || d[i] > '9') return false;
+      n = n * 10 + (d[i] - '0');
+    }
+    if ((k == 'U') != (d[0] != '|')) return false;  // "<U4" / ">U4", "|S4"
+    *kind = k;
+    *size = k == 'U' ? 4 * n : n;
+    return true;
+  }
+  if (d.size() != 3) return false;
   const int n = d[2] - '0';
   const bool ok = (k == 'f' && (n == 2 || n == 4 || n == 8)) ||
                   ((k == 'i' || k == 'u') && (n == 1 || n == 2 || n == 4 || n == 8)) ||
@@ -92,7 +107,7 @@ bool simple_descr(const std::string& d, char* kind, int* size) {
 }
 
 std::string unsupported_dtype(const std::string& descr) {
-  return "dtype '" + printable(descr) + "' is not supported (numbers and booleans only)";
+  return "dtype '" + printable(descr) + "' is not supported (numbers, booleans and short strings only)";
 }
 
 // count * itemsize of `shape`; false where it overflows 64 bits.
@@ -193,7 +208,8 @@ class HeaderParser {
     const char q = *p_++;
     const char* start = p_;
     while (p_ != end_ && *p_ != q) {
-      if (*p_ == '\\' || *p_ < 0x20 || *p_ >= 0x7f) fail("unsupported character in a string", offset());
+      if (*p_ == '\\' || *p_ < 0x20 || *p_ >= 0x7f)
+        fail("unsupported character in a string", offset());
       ++p_;
     }
     if (p_ == end_) fail("unterminated string", static_cast<std::size_t>(start - 1 - begin_));
@@ -203,7 +219,7 @@ class HeaderParser {
   std::string descr() {
     if (p_ != end_ && *p_ == '[') {  // a structured dtype: a list of fields
       const char* start = p_;
-      for (int depth = 0; p_ != end_; ) {
+      for (int depth = 0; p_ != end_;) {
         depth += (*p_ == '[' || *p_ == '(') - (*p_ == ']' || *p_ == ')');
         ++p_;
         if (depth == 0) break;
@@ -268,22 +284,24 @@ class HeaderParser {
 
 // Parses the .npy file or member held in [p, p + n) into `a` (descr, shape, order, data, nbytes).
 // `what` names the container in messages ("file" or "member").
-void parse_npy(const std::string& file, const std::string& key, const u8* p, u64 n, const char* what,
-               NpyArray* a) {
+void parse_npy(const std::string& file, const std::string& key, const u8* p, u64 n,
+               const char* what, NpyArray* a) {
   if (n < kMagicLen || std::memcmp(p, kMagic, kMagicLen) != 0)
     throw NpyError(file, key, std::string("not a .npy ") + what + " (no \\x93NUMPY magic)");
   if (n < 8) throw NpyError(file, key, std::string("truncated .npy ") + what);
   const int major = p[6], minor = p[7];
   if (major < 1 || major > 3 || minor != 0)
-    throw NpyError(file, key, "unsupported .npy format version " + std::to_string(major) + "." +
-                                  std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)");
+    throw NpyError(file, key,
+                   "unsupported .npy format version " + std::to_string(major) + "." +
+                       std::to_string(minor) + " (1.0, 2.0 and 3.0 are supported)");
   const u64 preamble = major == 1 ? 10 : 12;
   if (n < preamble) throw NpyError(file, key, std::string("truncated .npy ") + what);
   const u64 header_len = major == 1 ? le16(p + 8) : le32(p + 8);
   if (!fits(preamble, header_len, n))
-    throw NpyError(file, key, "the .npy header (" + std::to_string(header_len) +
-                                  " bytes) runs past the end of the " + what + " (" +
-                                  std::to_string(n) + " bytes)");
+    throw NpyError(file, key,
+                   "the .npy header (" + std::to_string(header_len) +
+                       " bytes) runs past the end of the " + what + " (" + std::to_string(n) +
+                       " bytes)");
   Header h = HeaderParser(file, key, reinterpret_cast<const char*>(p + preamble),
                           static_cast<std::size_t>(header_len))
                  .parse();
@@ -292,13 +310,14 @@ void parse_npy(const std::string& file, const std::string& key, const u8* p, u64
   simple_descr(h.descr, &kind, &itemsize);  // the parser accepted only simple dtypes
   u64 need;
   if (!shape_bytes(h.shape, itemsize, &need))
-    throw NpyError(file, key, "shape " + shape_text(h.shape) + " of '" + h.descr +
-                                  "' is too large (its size overflows 64 bits)");
+    throw NpyError(file, key,
+                   "shape " + shape_text(h.shape) + " of '" + h.descr +
+                       "' is too large (its size overflows 64 bits)");
   const u64 have = n - preamble - header_len;
   if (have != need)
-    throw NpyError(file, key, "data is " + std::to_string(have) + " bytes, but shape " +
-                                  shape_text(h.shape) + " of '" + h.descr + "' needs " +
-                                  std::to_string(need));
+    throw NpyError(file, key,
+                   "data is " + std::to_string(have) + " bytes, but shape " + shape_text(h.shape) +
+                       " of '" + h.descr + "' needs " + std::to_string(need));
   a->key = key;
   a->descr = std::move(h.descr);
   a->shape = std::move(h.shape);
@@ -323,12 +342,16 @@ Mapping map_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw NpyError(path, "", std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
     const int err = errno;
-    const bool dir = S_ISDIR(st.st_mode);
     ::close(fd);
-    throw NpyError(path, "", std::string("cannot open: ") +
-                                 (dir ? std::strerror(EISDIR) : st.st_mode ? "not a regular file" : std::strerror(err)));
+    throw NpyError(path, "", std::string("cannot open: ") + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw NpyError(path, "",
+                   std::string("cannot open: ") +
+                       (S_ISDIR(st.st_mode) ? std::strerror(EISDIR) : "not a regular file"));
   }
   Mapping m;
   m.size = static_cast<u64>(st.st_size);
@@ -339,9 +362,11 @@ Mapping map_file(const std::string& path) {
   void* addr = ::mmap(nullptr, static_cast<std::size_t>(m.size), PROT_READ, MAP_PRIVATE, fd, 0);
   const int err = errno;
   ::close(fd);
-  if (addr == MAP_FAILED) throw NpyError(path, "", std::string("cannot map: ") + std::strerror(err));
+  if (addr == MAP_FAILED)
+    throw NpyError(path, "", std::string("cannot map: ") + std::strerror(err));
   const std::size_t len = static_cast<std::size_t>(m.size);
-  m.keeper = std::shared_ptr<const void>(addr, [len](const void* q) { ::munmap(const_cast<void*>(q), len); });
+  m.keeper = std::shared_ptr<const void>(
+      addr, [len](const void* q) { ::munmap(const_cast<void*>(q), len); });
   m.p = static_cast<const u8*>(addr);
   return m;
 }
@@ -390,8 +415,9 @@ Directory find_directory(const std::string& file, const Mapping& m) {
     if (le32(loc + 4) != 0 || le32(loc + 16) != 1)
       throw NpyError(file, "", "multi-disk zip archives are not supported");
     if (!fits(rec, kEnd64Len, end - kLocatorLen) || le32(p + rec) != kEnd64Sig)
-      throw NpyError(file, "", "bad zip64 end of central directory locator (offset " +
-                                   std::to_string(rec) + ")");
+      throw NpyError(
+          file, "",
+          "bad zip64 end of central directory locator (offset " + std::to_string(rec) + ")");
     const u8* r = p + rec;
     if (le64(r + 4) < kEnd64Len - 12 || !fits(rec + 12, le64(r + 4), end - kLocatorLen))
       throw NpyError(file, "", "bad zip64 end of central directory record");
@@ -406,11 +432,13 @@ Directory find_directory(const std::string& file, const Mapping& m) {
   if (disk != 0 || dir_disk != 0 || disk_entries != d.entries)
     throw NpyError(file, "", "multi-disk zip archives are not supported");
   if (!fits(d.offset, d.size, dir_limit))
-    throw NpyError(file, "", "the central directory (" + std::to_string(d.size) + " bytes at offset " +
-                                 std::to_string(d.offset) + ") runs past its end record");
+    throw NpyError(file, "",
+                   "the central directory (" + std::to_string(d.size) + " bytes at offset " +
+                       std::to_string(d.offset) + ") runs past its end record");
   if (d.entries > d.size / kCentralLen)
-    throw NpyError(file, "", "the central directory cannot hold the " + std::to_string(d.entries) +
-                                 " entries it claims in " + std::to_string(d.size) + " bytes");
+    throw NpyError(file, "",
+                   "the central directory cannot hold the " + std::to_string(d.entries) +
+                       " entries it claims in " + std::to_string(d.size) + " bytes");
   return d;
 }
 
@@ -427,7 +455,8 @@ Entry parse_entry(const std::string& file, const u8* p, u64* pos, u64 end, u64 i
   const u64 at = *pos;
   const std::string which = "central directory entry " + std::to_string(index);
   if (!fits(at, kCentralLen, end) || le32(p + at) != kCentralSig)
-    throw NpyError(file, "", which + " is " + (fits(at, kCentralLen, end) ? "corrupt" : "truncated"));
+    throw NpyError(file, "",
+                   which + " is " + (fits(at, kCentralLen, end) ? "corrupt" : "truncated"));
   const u8* c = p + at;
   Entry e;
   e.flags = le16(c + 8);
@@ -447,14 +476,16 @@ Entry parse_entry(const std::string& file, const u8* p, u64* pos, u64 end, u64 i
   for (u64 i = 0; i + 4 <= extra_len;) {
     const u64 id = le16(x + i), len = le16(x + i + 2);
     if (i + 4 + len > extra_len)
-      throw NpyError(file, "", which + " ('" + printable(e.name) + "') has a malformed extra field");
+      throw NpyError(file, "",
+                     which + " ('" + printable(e.name) + "') has a malformed extra field");
     if (id == 1) {
       u64 q = i + 4;
       const u64 field_end = q + len;
       for (u64* v : {&e.size, &e.compressed, &e.local}) {
         if (*v != kMax32) continue;
         if (q + 8 > field_end)
-          throw NpyError(file, "", which + " ('" + printable(e.name) + "') has a short zip64 extra field");
+          throw NpyError(file, "",
+                         which + " ('" + printable(e.name) + "') has a short zip64 extra field");
         *v = le64(x + q);
         q += 8;
       }
@@ -485,12 +516,15 @@ std::shared_ptr<const void> inflate_member(const std::string& file, const std::s
   // Deflate expands at most 1032 times: a larger claim is a lie, and is refused before the
   // memory is allocated.
   if (e.size > 4096 && (e.size - 4096) / 1032 > e.compressed)
-    throw NpyError(file, key, "claims " + std::to_string(e.size) + " bytes inflated from " +
-                                  std::to_string(e.compressed) +
-                                  " compressed bytes, more than deflate can produce");
+    throw NpyError(file, key,
+                   "claims " + std::to_string(e.size) + " bytes inflated from " +
+                       std::to_string(e.compressed) +
+                       " compressed bytes, more than deflate can produce");
   u8* buf = new (std::nothrow) u8[std::max<u64>(e.size, 1)];
-  if (!buf) throw NpyError(file, key, "cannot allocate " + std::to_string(e.size) + " bytes to inflate it");
-  std::shared_ptr<const void> keeper(buf, [](const void* q) { delete[] static_cast<const u8*>(q); });
+  if (!buf)
+    throw NpyError(file, key, "cannot allocate " + std::to_string(e.size) + " bytes to inflate it");
+  std::shared_ptr<const void> keeper(buf,
+                                     [](const void* q) { delete[] static_cast<const u8*>(q); });
 
   z_stream z{};
   if (inflateInit2(&z, -15) != Z_OK) throw NpyError(file, key, "cannot start zlib's inflate");
@@ -520,8 +554,9 @@ std::shared_ptr<const void> inflate_member(const std::string& file, const std::s
     }
     const int rc = inflate(&z, Z_NO_FLUSH);
     if (over && z.avail_out == 0)
-      throw NpyError(file, key, "inflates to more than the " + std::to_string(e.size) +
-                                    " bytes the zip directory says");
+      throw NpyError(
+          file, key,
+          "inflates to more than the " + std::to_string(e.size) + " bytes the zip directory says");
     if (rc == Z_STREAM_END) break;
     if (rc == Z_OK) continue;
     if (rc == Z_BUF_ERROR && z.avail_in == 0 && in_left == 0)
@@ -530,13 +565,15 @@ std::shared_ptr<const void> inflate_member(const std::string& file, const std::s
   }
   const u64 produced = e.size - out_left - (over ? 0 : z.avail_out);
   if (produced != e.size)
-    throw NpyError(file, key, "inflates to " + std::to_string(produced) + " bytes, but the zip directory says " +
-                                  std::to_string(e.size));
+    throw NpyError(file, key,
+                   "inflates to " + std::to_string(produced) +
+                       " bytes, but the zip directory says " + std::to_string(e.size));
   const std::uint32_t crc = crc_of(0, buf, e.size);
   if (crc != e.crc) {
     char msg[128];
-    std::snprintf(msg, sizeof msg, "CRC-32 mismatch (0x%08x computed, 0x%08x recorded): the member is corrupt",
-                  crc, e.crc);
+    std::snprintf(msg, sizeof msg,
+                  "CRC-32 mismatch (0x%08x computed, 0x%08x recorded): the member is corrupt", crc,
+                  e.crc);
     throw NpyError(file, key, msg);
   }
   return keeper;
@@ -579,14 +616,18 @@ std::vector<NpyArray> read_npz(const std::string& path) {
     const Entry e = parse_entry(path, m.p, &pos, dir_end, i);
     const std::string& name = e.name;
     if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0)
-      throw NpyError(path, "", "member '" + printable(name) + "' is not a .npy array (a .npz holds only .npy members)");
+      throw NpyError(
+          path, "",
+          "member '" + printable(name) + "' is not a .npy array (a .npz holds only .npy members)");
     const std::string key = name.substr(0, name.size() - 4);
-    if (!names.insert(name).second) throw NpyError(path, key, "the archive holds two members named '" + name + "'");
+    if (!names.insert(name).second)
+      throw NpyError(path, key, "the archive holds two members named '" + name + "'");
     if (e.flags & (0x0001 | 0x0040 | 0x2000))  // encrypted, strongly encrypted, masked directory
       throw NpyError(path, key, "the member is encrypted (not supported)");
     if (e.method != 0 && e.method != 8)
-      throw NpyError(path, key, "compression method " + std::to_string(e.method) +
-                                    " is not supported (only stored and deflated members)");
+      throw NpyError(path, key,
+                     "compression method " + std::to_string(e.method) +
+                         " is not supported (only stored and deflated members)");
     // The local header is read only for the lengths of its name and extra field, which place the
     // data; sizes come from the central directory (a local header may hold 0 or 0xFFFFFFFF for
     // them, with a data descriptor or a zip64 extra field after).
@@ -599,13 +640,15 @@ std::vector<NpyArray> read_npz(const std::string& path) {
       throw NpyError(path, key, "its local header does not match the central directory");
     const u64 data = e.local + kLocalLen + name_len + extra_len;
     if (!fits(data, e.compressed, d.offset))
-      throw NpyError(path, key, "its data (" + std::to_string(e.compressed) + " bytes at offset " +
-                                    std::to_string(data) + ") runs past the central directory");
+      throw NpyError(path, key,
+                     "its data (" + std::to_string(e.compressed) + " bytes at offset " +
+                         std::to_string(data) + ") runs past the central directory");
     NpyArray a;
     if (e.method == 0) {
       if (e.compressed != e.size)
-        throw NpyError(path, key, "stored member of " + std::to_string(e.size) + " bytes takes " +
-                                      std::to_string(e.compressed));
+        throw NpyError(path, key,
+                       "a stored member whose sizes differ (" + std::to_string(e.compressed) +
+                           " bytes stored, " + std::to_string(e.size) + " uncompressed)");
       // A stored member's CRC-32 is not checked: that would read every page of the file, and a
       // 100M-circle scene must open in well under a second. Its data is used in place.
       parse_npy(path, key, m.p + data, e.size, "member", &a);
@@ -619,8 +662,9 @@ std::vector<NpyArray> read_npz(const std::string& path) {
     arrays.push_back(std::move(a));
   }
   if (pos != dir_end)
-    throw NpyError(path, "", "the central directory has " + std::to_string(dir_end - pos) +
-                                 " bytes after its last entry");
+    throw NpyError(path, "",
+                   "the central directory has " + std::to_string(dir_end - pos) +
+                       " bytes after its last entry");
   return arrays;
 }
 
@@ -650,7 +694,8 @@ void check_array(const std::string& path, const NpyOut& a, const std::string& la
     write_failure(path, label + "shape " + shape_text(a.shape) + " is too large");
   if (a.nbytes != need)
     write_failure(path, label + "data is " + std::to_string(a.nbytes) + " bytes, but shape " +
-                            shape_text(a.shape) + " of '" + a.descr + "' needs " + std::to_string(need));
+                            shape_text(a.shape) + " of '" + a.descr + "' needs " +
+                            std::to_string(need));
   if (need > 0 && !a.data) write_failure(path, label + "no data");
 }
 
@@ -668,7 +713,8 @@ void put64(std::string* s, u64 v) {
 }
 
 std::string header_dict(const NpyOut& a) {
-  return "{'descr': '" + a.descr + "', 'fortran_order': False, 'shape': " + shape_text(a.shape) + ", }";
+  return "{'descr': '" + a.descr + "', 'fortran_order': False, 'shape': " + shape_text(a.shape) +
+         ", }";
 }
 
 // The magic, version, length and header of `a`'s .npy form when it starts at file offset `start`:
@@ -684,8 +730,10 @@ std::string npy_header(const NpyOut& a, u64 start) {
     std::string s(kMagic, kMagicLen);
     s.push_back(static_cast<char>(version));
     s.push_back('\0');
-    if (version == 1) put16(&s, header_len);
-    else put32(&s, header_len);
+    if (version == 1)
+      put16(&s, header_len);
+    else
+      put32(&s, header_len);
     s += dict;
     s.append(static_cast<std::size_t>(header_len - dict.size() - 1), ' ');
     s.push_back('\n');
@@ -730,8 +778,9 @@ class AtomicFile {
 
   // Overwrites bytes already written.
   void patch(const std::string& s, u64 at) {
-    if (::pwrite(fd_, s.data(), s.size(), static_cast<off_t>(at)) != static_cast<ssize_t>(s.size()))
-      write_failure(path_, std::strerror(errno ? errno : EIO));
+    const ssize_t w = ::pwrite(fd_, s.data(), s.size(), static_cast<off_t>(at));
+    if (w != static_cast<ssize_t>(s.size()))
+      write_failure(path_, std::strerror(w < 0 ? errno : EIO));
   }
 
   // Gives the file the mode a new file gets (0666 less the umask; mkstemp made it 0600), syncs it
@@ -739,7 +788,8 @@ class AtomicFile {
   void commit() {
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) write_failure(path_, std::strerror(errno));
+    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0)
+      write_failure(path_, std::strerror(errno));
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) write_failure(path_, std::strerror(errno));
@@ -747,7 +797,9 @@ class AtomicFile {
     committed_ = true;
     // Syncs the directory so the rename itself survives a crash (best effort).
     const std::string::size_type slash = target_.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target_.substr(0, slash);
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : target_.substr(0, slash);
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
       ::fsync(dfd);
@@ -850,9 +902,9 @@ void write_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
     put32(&dir, size64 ? kMax32 : size);
     put16(&dir, name.size());
     put16(&dir, extra.empty() ? 0 : 4 + extra.size());
-    put16(&dir, 0);  // comment
-    put16(&dir, 0);  // disk
-    put16(&dir, 0);  // internal attributes
+    put16(&dir, 0);                   // comment
+    put16(&dir, 0);                   // disk
+    put16(&dir, 0);                   // internal attributes
     put32(&dir, u64{0100644} << 16);  // a regular file, rw-r--r--
     put32(&dir, offset64 ? kMax32 : local);
     dir += name;

@@ -27,18 +27,18 @@ class NpyError : public std::runtime_error {
 
 // One array read from a file.
 struct NpyArray {
-  std::string key;                    // member name without ".npy" ("" for a bare .npy file)
-  std::string descr;                  // dtype as in the header: "<f4", "|u1", "<i8", "|b1", ...
-  std::vector<std::uint64_t> shape;   // a scalar's shape () is empty
+  std::string key;                   // member name without ".npy" ("" for a bare .npy file)
+  std::string descr;                 // dtype as in the header: "<f4", "|u1", "<i8", "|b1", ...
+  std::vector<std::uint64_t> shape;  // a scalar's shape () is empty
   bool fortran_order = false;
-  const void* data = nullptr;         // the array's bytes (nbytes of them); may be unaligned
-  std::uint64_t nbytes = 0;           // count() * itemsize()
-  std::shared_ptr<const void> keeper; // keeps `data` alive (the file's mapping or an owned buffer)
-  bool mapped = false;                // data points into a read-only mapping of the file (no copy)
+  const void* data = nullptr;          // the array's bytes (nbytes of them); may be unaligned
+  std::uint64_t nbytes = 0;            // count() * itemsize()
+  std::shared_ptr<const void> keeper;  // keeps `data` alive (the file's mapping or an owned buffer)
+  bool mapped = false;                 // data points into a read-only mapping of the file (no copy)
 
-  std::uint64_t count() const;        // product of shape (1 for a scalar)
-  int itemsize() const;               // bytes per element, from descr (0 if descr is not simple)
-  char kind() const;                  // 'f', 'i', 'u' or 'b', from descr ('\0' if not simple)
+  std::uint64_t count() const;  // product of shape (1 for a scalar)
+  int itemsize() const;         // bytes per element, from descr (0 if descr is not simple)
+  char kind() const;            // 'f', 'i', 'u' or 'b', from descr ('\0' if not simple)
   bool little_endian_or_single_byte() const;
 };
 

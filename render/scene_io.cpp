@@ -1,6 +1,7 @@
 // The scene text format (docs/FORMAT.md): a single-pass, pointer-based parser that reports every
 // error with its line and column, and a to_chars-based writer whose floats round-trip bit for bit.
 #include "render/scene_io.h"
+#include "render/scene_npz.h"
 
 #include "render/output_file.h"
 
@@ -487,6 +488,7 @@ Scene parse_scene(std::string_view text, const std::string& source_name) {
 
 // Reads the whole file into one string (size known up front where possible), then parses it.
 Scene load_scene_file(const std::string& path) {
+  if (is_binary_scene_path(path)) return load_scene_npz(path);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw SceneError(path, 0, 0, std::string("cannot open file: ") + std::strerror(errno));
   std::string text;
@@ -601,6 +603,7 @@ std::string format_scene(const Scene& scene) {
 
 // Written atomically (render/output_file.h): readers never see a partial file.
 void save_scene_file(const Scene& scene, const std::string& path) {
+  if (is_binary_scene_path(path)) return save_scene_npz(scene, path);
   write_file_atomically(path, format_scene(scene), "scene file");
 }
 

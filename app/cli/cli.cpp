@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include "app/common/registry.h"
 #include "kernels/renderers/config.h"
 #include "render/scene_io.h"
+#include "render/stats.h"
 #include "render/units.h"
 #if CIRCLES_HAVE_GUI
 #include "app/viewer/viewer.h"
@@ -364,6 +366,29 @@ int cmd_scene_save(const std::string& name, const std::string& path, std::int64_
   return 0;
 }
 
+// Loads `name` `repeat` times and prints what it holds and the median load time: a binary scene
+// from the page cache is mapped, not parsed (docs/BENCHMARKS.md, "Loading scenes").
+int cmd_scene_info(const std::string& name, int repeat) {
+  if (const std::string note = scene_source_note(name); !note.empty())
+    std::fprintf(stderr, "circles: note: %s\n", note.c_str());
+  std::vector<double> ms;
+  Scene s;
+  for (int i = 0; i < repeat; ++i) {
+    s = Scene{};  // the previous load is released first, as a fresh process would have it
+    const auto t0 = std::chrono::steady_clock::now();
+    s = load_scene(name, kDefaultSeed);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const Background& bg = s.background;
+  std::printf("%s: %zu circles%s, %dx%d, background %s, shading %s, animation %s, seed %" PRIu64 ", frame %" PRId64 "\n",
+              name.c_str(), s.circles.size(), s.has_velocity ? " with velocities" : "", s.width, s.height,
+              bg.kind == Background::Kind::Solid ? "solid" : "gradient", to_string(s.shading),
+              to_string(s.animation), s.seed, s.frame);
+  std::printf("load: median %.3f ms of %d (min %.3f, max %.3f)\n", median(ms), repeat,
+              *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()));
+  return 0;
+}
+
 }  // namespace
 
 namespace {
@@ -432,6 +457,14 @@ int run_cli(int argc, const char* const* argv) {
   save->add_option("--frame,--frames", save_frame, "animation frame A to save (default: the scene's own frame)")
       ->check(frame_check());
   save->add_option("--seed", save_seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
+
+  std::string info_name;
+  int info_repeat = 1;
+  CLI::App* info = scene_cmd->add_subcommand(
+      "info", "load a scene (built-in or file: text, .npz, .npy), say what it holds and how long loading took");
+  info->add_option("NAME", info_name, "built-in scene name or scene file")->required();
+  info->add_option("--repeat", info_repeat, "loads to time (the median is reported)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
 
   BenchOptions bench_opt;
   std::string bench_size = "1024x1024";
@@ -624,6 +657,7 @@ int run_cli(int argc, const char* const* argv) {
     if (*render) return cmd_render(render_job, out, out_opt->count() > 0);
     if (*check) return cmd_check(check_job, tolerance, tolerance_opt->count() > 0, diff, exact_bytes);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
+    if (*info) return cmd_scene_info(info_name, info_repeat);
     if (*kernels) return run_kernels(kernels_opt);
     if (*bench) {
       if (!bench_frames.empty())

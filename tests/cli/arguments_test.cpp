@@ -112,9 +112,9 @@ TEST_F(CliTest, HelpAndUsageErrors) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"frobnicate"}, "unknown command 'frobnicate' (commands: list, render"},
            {{"--bogus"}, "unknown option '--bogus' where a command goes"},
-           {{"scene", "load", "x"}, "unknown command 'load' (commands: save); circles scene --help"},
+           {{"scene", "load", "x"}, "unknown command 'load' (commands: save, info); circles scene --help"},
            {{"scene"}, "circles scene needs a command: save"},
-           {{"scene", "-x"}, "unknown option '-x' where a command goes (commands: save)"},
+           {{"scene", "-x"}, "unknown option '-x' where a command goes (commands: save, info)"},
        }) {
     ::testing::internal::CaptureStderr();
     EXPECT_EQ(cli(args), 2) << says;

@@ -1,0 +1,382 @@
+// The extension module `circles._circles`: a thin pybind11 layer over the library API
+// (api/circles/circles.h). It turns buffers into strided ArrayViews, runs the gather and the
+// drawing with the GIL released, writes frames straight into NumPy arrays (top row first) and maps
+// the library's exceptions onto Python's. Argument handling, dtype conversion and the
+// documentation live in python/circles/__init__.py, the package users import.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api/circles/circles.h"
+#include "render/png.h"
+
+namespace py = pybind11;
+
+namespace {
+
+static_assert(sizeof(circles::Circle) == 10 * sizeof(float), "Scene.circles copies Circle as 10 floats");
+
+// circles.SceneFileError (a ValueError): a scene file that cannot be read. Created once in the
+// module's init and kept for the life of the process.
+PyObject* scene_file_error = nullptr;
+
+// Raises SceneFileError(message) with the attributes `file`, `line`, `column` and `key`.
+void raise_scene_file_error(const char* message, const std::string& file, int line, int column,
+                            const std::string& key) {
+  py::object type = py::reinterpret_borrow<py::object>(scene_file_error);
+  py::object error = type(message);
+  error.attr("file") = file;
+  error.attr("line") = line;
+  error.attr("column") = column;
+  error.attr("key") = key;
+  PyErr_SetObject(scene_file_error, error.ptr());
+}
+
+// A field of CircleArrays from a Python buffer (None: absent). The buffer_info keeps the memory
+// alive and must be released with the GIL held, so the caller owns it.
+circles::ArrayView view_of(const char* name, const py::object& value, py::buffer_info* info) {
+  circles::ArrayView v;
+  if (value.is_none()) return v;
+  *info = py::reinterpret_borrow<py::buffer>(value).request();
+  std::string format = info->format;
+  // NumPy writes native floats as "e", "f", "d" ("=" or "<" before them on a little-endian host).
+  constexpr bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  if (!format.empty() && (format[0] == '@' || format[0] == '=' || (little && format[0] == '<')))
+    format.erase(0, 1);
+  if (format == "e" && info->itemsize == 2) v.dtype = circles::DType::F16;
+  else if (format == "f" && info->itemsize == 4) v.dtype = circles::DType::F32;
+  else if (format == "d" && info->itemsize == 8) v.dtype = circles::DType::F64;
+  else
+    throw circles::ArrayError(name, "expected float16, float32 or float64 in native byte order, found buffer format '" +
+                                        info->format + "'");
+  if (info->ndim > 2) {
+    std::string shape = "(";
+    for (py::ssize_t i = 0; i < info->ndim; ++i) shape += (i ? ", " : "") + std::to_string(info->shape[i]);
+    throw circles::ArrayError(name, "expected at most 2 dimensions, found shape " + shape + ")");
+  }
+  v.data = info->ptr;
+  v.ndim = static_cast<int>(info->ndim);
+  for (int i = 0; i < v.ndim; ++i) {
+    v.shape[i] = info->shape[i];
+    v.strides[i] = info->strides[i];
+  }
+  // An empty array may have no memory at all; its view must still read as present.
+  static const double no_elements = 0;
+  if (!v.data) v.data = &no_elements;
+  return v;
+}
+
+circles::Background background_of(const std::string& kind, const std::array<float, 4>& top,
+                                  const std::array<float, 4>& bottom) {
+  circles::Background bg;
+  if (kind == "solid") bg.kind = circles::Background::Kind::Solid;
+  else if (kind == "gradient") bg.kind = circles::Background::Kind::Gradient;
+  else throw std::invalid_argument("background: unknown kind '" + kind + "' (expected solid or gradient)");
+  bg.top = {top[0], top[1], top[2], top[3]};
+  bg.bottom = {bottom[0], bottom[1], bottom[2], bottom[3]};
+  return bg;
+}
+
+// The scene of the given arrays and settings, gathered with the GIL released.
+circles::Scene scene_from_arrays(const py::object& xy, const py::object& radius, const py::object& color,
+                                 const py::object& alpha, const py::object& z, const py::object& velocity, int width,
+                                 int height, const std::string& background_kind, const std::array<float, 4>& top,
+                                 const std::array<float, 4>& bottom, const std::string& shading,
+                                 const std::string& animation, std::uint64_t seed, std::int64_t frame,
+                                 const std::string& name) {
+  circles::Scene settings;
+  settings.name = name;
+  settings.width = width;
+  settings.height = height;
+  settings.background = background_of(background_kind, top, bottom);
+  if (!circles::parse_shading(shading, &settings.shading))
+    throw std::invalid_argument("shading: unknown '" + shading + "' (expected flat or snow)");
+  if (!circles::parse_animation(animation, &settings.animation))
+    throw std::invalid_argument("animation: unknown '" + animation +
+                                "' (expected none, bouncingballs, hypnosis, fireworks or snow)");
+  settings.seed = seed;
+  settings.frame = frame;
+  // The buffers stay requested (their arrays referenced) until the gather has copied the circles.
+  py::buffer_info infos[6];
+  circles::CircleArrays arrays;
+  arrays.xy = view_of("xy", xy, &infos[0]);
+  arrays.radius = view_of("radius", radius, &infos[1]);
+  arrays.color = view_of("color", color, &infos[2]);
+  arrays.alpha = view_of("alpha", alpha, &infos[3]);
+  arrays.z = view_of("z", z, &infos[4]);
+  arrays.velocity = view_of("velocity", velocity, &infos[5]);
+  py::gil_scoped_release release;
+  return circles::scene_from_arrays(arrays, settings);
+}
+
+// The scene's circles as a new (N, 10) float32 array: x y z radius r g b a vx vy.
+py::array_t<float> circles_of(const circles::Scene& scene) {
+  const std::size_t n = scene.circles.size();
+  py::array_t<float> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(10)});
+  if (n) std::memcpy(out.mutable_data(), scene.circles.data(), n * sizeof(circles::Circle));
+  return out;
+}
+
+const char* mode_key(circles::Mode m) {
+  switch (m) {
+    case circles::Mode::Exact: return "exact";
+    case circles::Mode::HalfColour: return "half-colour";
+    case circles::Mode::EarlyExit: return "early-exit";
+  }
+  return "exact";
+}
+
+circles::RenderOptions options_of(const std::string& renderer, const std::string& mode, int width, int height,
+                                  std::int64_t frame) {
+  circles::RenderOptions o;
+  o.renderer = renderer;
+  o.mode = mode;
+  o.width = width;
+  o.height = height;
+  o.frame = frame;
+  return o;
+}
+
+// Raises KeyboardInterrupt (or whatever a signal handler raised) when a signal has come in.
+void check_signals() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+// Draws `frames` (empty: the one frame `frame`, -1 the scene's own) of every scene in `scenes` on
+// one Canvas per scene, into a new (len(scenes) * frame count, H, W, 4) array of uint8 or float32,
+// top row first. The GIL is released while a canvas loads and while a frame is drawn and read;
+// between them signals are checked and `progress(done, total)` is called. An error or an
+// interruption returns nothing (the array is dropped).
+py::array render_frames(const py::list& scene_list, const std::string& renderer, const std::string& mode, int width,
+                        int height, std::int64_t frame, const py::array_t<std::int64_t, py::array::c_style>& frames,
+                        bool float32, const py::object& progress) {
+  // References of our own: the list may change while the GIL is released.
+  std::vector<py::object> keep;
+  std::vector<const circles::Scene*> scenes;
+  for (const py::handle& h : scene_list) {
+    keep.push_back(py::reinterpret_borrow<py::object>(h));
+    scenes.push_back(&h.cast<const circles::Scene&>());
+  }
+  if (scenes.empty()) throw std::invalid_argument("scenes: no scene to draw");
+  const std::int64_t* frame_list = frames.data();
+  const std::size_t frame_count = static_cast<std::size_t>(frames.size());
+  const std::size_t per_scene = frame_count ? frame_count : 1;
+
+  // One size for all: the size asked for, or every scene's own, which must then agree.
+  const int w = width ? width : scenes[0]->width, h = height ? height : scenes[0]->height;
+  for (const circles::Scene* s : scenes) {
+    const int sw = width ? width : s->width, sh = height ? height : s->height;
+    if (sw != w || sh != h)
+      throw std::invalid_argument("size: the scenes differ in size ('" + scenes[0]->name + "' is " +
+                                  std::to_string(w) + "x" + std::to_string(h) + ", '" + s->name + "' is " +
+                                  std::to_string(sw) + "x" + std::to_string(sh) + "); pass size=(width, height)");
+  }
+  if (w < 1 || h < 1 || w > 16384 || h > 16384)
+    throw std::invalid_argument("size: width and height must be 1..16384, found " + std::to_string(w) + "x" +
+                                std::to_string(h));
+
+  const std::size_t images = scenes.size() * per_scene;
+  const std::size_t channel = float32 ? sizeof(float) : 1;
+  const std::size_t image_bytes = static_cast<std::size_t>(w) * h * 4 * channel;
+  py::array out = float32 ? py::array(py::array_t<float>({static_cast<py::ssize_t>(images), static_cast<py::ssize_t>(h),
+                                                          static_cast<py::ssize_t>(w), static_cast<py::ssize_t>(4)}))
+                          : py::array(py::array_t<std::uint8_t>({static_cast<py::ssize_t>(images),
+                                                                 static_cast<py::ssize_t>(h), static_cast<py::ssize_t>(w),
+                                                                 static_cast<py::ssize_t>(4)}));
+  char* base = static_cast<char*>(out.mutable_data());
+
+  std::size_t done = 0;
+  for (const circles::Scene* scene : scenes) {
+    const circles::RenderOptions o = options_of(renderer, mode, width, height, frame_count ? frame_list[0] : frame);
+    std::unique_ptr<circles::Canvas> canvas;
+    {
+      py::gil_scoped_release release;
+      canvas = std::make_unique<circles::Canvas>(*scene, o);
+    }
+    check_signals();
+    for (std::size_t k = 0; k < per_scene; ++k) {
+      {
+        py::gil_scoped_release release;
+        canvas->draw(frame_count ? frame_list[k] : -1);
+        char* dst = base + done * image_bytes;
+        if (float32) canvas->read_rgba32f(reinterpret_cast<float*>(dst));
+        else canvas->read_rgba8(reinterpret_cast<std::uint8_t*>(dst));
+      }
+      ++done;
+      check_signals();
+      if (!progress.is_none()) progress(done, images);
+    }
+  }
+  return out;
+}
+
+py::dict check(const circles::Scene& scene, const std::string& renderer, const std::string& mode, int width, int height,
+               std::int64_t frame) {
+  circles::CheckResult r;
+  {
+    py::gil_scoped_release release;
+    r = circles::check(scene, options_of(renderer, mode, width, height, frame));
+  }
+  py::dict d;
+  d["ok"] = r.ok;
+  d["mode"] = mode_key(r.mode);
+  d["broken"] = r.broken;
+  d["bytes_differ"] = r.bytes_differ;
+  d["floats_differ"] = r.floats_differ;
+  d["max_steps"] = r.max_steps;
+  d["max_abs"] = py::make_tuple(r.max_abs[0], r.max_abs[1], r.max_abs[2], r.max_abs[3]);
+  d["summary"] = r.summary;
+  return d;
+}
+
+py::dict bench(const circles::Scene& scene, const std::string& renderer, const std::string& mode, int width, int height,
+               int repeat, int warmup) {
+  circles::BenchResult r;
+  {
+    py::gil_scoped_release release;
+    r = circles::bench(scene, options_of(renderer, mode, width, height, -1), repeat, warmup);
+  }
+  py::dict stages;
+  for (const circles::StageTiming& t : r.stages) stages[py::str(t.stage)] = t.ms;
+  py::dict d;
+  d["renderer"] = r.renderer;
+  d["mode"] = mode_key(r.mode);
+  d["plan"] = r.plan;
+  d["frames"] = r.frames;
+  d["median_ms"] = r.median_ms;
+  d["min_ms"] = r.min_ms;
+  d["max_ms"] = r.max_ms;
+  d["stages"] = stages;
+  return d;
+}
+
+// Writes an (H, W, 4) C-contiguous uint8 or float32 image, top row first, as an 8-bit RGBA PNG
+// (render/png.h: the command line's encoder and its atomic write).
+void write_png(const std::string& path, const py::buffer& buffer) {
+  const py::buffer_info info = buffer.request();
+  const bool u8 = info.format == "B" && info.itemsize == 1;
+  const bool f32 = (info.format == "f" || info.format == "=f" || info.format == "<f") && info.itemsize == 4;
+  if (!u8 && !f32) throw std::invalid_argument("image: expected uint8 or float32, found buffer format '" + info.format + "'");
+  if (info.ndim != 3 || info.shape[2] != 4)
+    throw std::invalid_argument("image: expected shape (height, width, 4)");
+  const py::ssize_t h = info.shape[0], w = info.shape[1];
+  if (w < 1 || h < 1) throw std::invalid_argument("image: empty (" + std::to_string(h) + "x" + std::to_string(w) + ")");
+  if (info.strides[2] != info.itemsize || info.strides[1] != 4 * info.itemsize || info.strides[0] != w * 4 * info.itemsize)
+    throw std::invalid_argument("image: expected a C-contiguous array");
+  py::gil_scoped_release release;
+  circles::Image img(static_cast<int>(w), static_cast<int>(h));
+  for (py::ssize_t row = 0; row < h; ++row) {
+    circles::Float4* dst = &img.at(0, static_cast<int>(h - 1 - row));  // the image's row 0 is the bottom
+    if (u8) {
+      const std::uint8_t* src = static_cast<const std::uint8_t*>(info.ptr) + row * w * 4;
+      for (py::ssize_t i = 0; i < w; ++i, src += 4)
+        dst[i] = {src[0] / 255.f, src[1] / 255.f, src[2] / 255.f, src[3] / 255.f};
+    } else {
+      std::memcpy(static_cast<void*>(dst), static_cast<const float*>(info.ptr) + row * w * 4, static_cast<std::size_t>(w) * 16);
+    }
+  }
+  circles::write_png(path, img);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_circles, m) {
+  m.doc() = "circles' C++ core; import the package `circles` instead (docs/PYTHON.md).";
+  m.attr("__version__") = circles::version();
+
+  scene_file_error = PyErr_NewException("circles.SceneFileError", PyExc_ValueError, nullptr);
+  if (!scene_file_error) throw py::error_already_set();
+  m.add_object("SceneFileError", py::handle(scene_file_error));
+  // ArrayError and std::invalid_argument become ValueError and other std::runtime_errors
+  // RuntimeError (pybind11's own translation); a bad scene file becomes SceneFileError.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const circles::SceneError& e) {
+      raise_scene_file_error(e.what(), e.file(), e.line(), e.column(), "");
+    } catch (const circles::NpyError& e) {
+      raise_scene_file_error(e.what(), e.file(), 0, 0, e.key());
+    }
+  });
+
+  py::class_<circles::Scene>(m, "Scene")
+      .def_readonly("name", &circles::Scene::name)
+      .def_readonly("width", &circles::Scene::width)
+      .def_readonly("height", &circles::Scene::height)
+      .def_readonly("seed", &circles::Scene::seed)
+      .def_readonly("frame", &circles::Scene::frame)
+      .def_readonly("has_velocity", &circles::Scene::has_velocity)
+      .def_property_readonly("count", [](const circles::Scene& s) { return s.circles.size(); })
+      .def_property_readonly("shading", [](const circles::Scene& s) { return std::string(circles::to_string(s.shading)); })
+      .def_property_readonly("animation",
+                             [](const circles::Scene& s) { return std::string(circles::to_string(s.animation)); })
+      .def_property_readonly("background",
+                             [](const circles::Scene& s) {
+                               const circles::Background& b = s.background;
+                               return py::make_tuple(b.kind == circles::Background::Kind::Solid ? "solid" : "gradient",
+                                                     py::make_tuple(b.top.x, b.top.y, b.top.z, b.top.w),
+                                                     py::make_tuple(b.bottom.x, b.bottom.y, b.bottom.z, b.bottom.w));
+                             })
+      .def("circles", &circles_of);
+
+  m.def("scene_from_arrays", &scene_from_arrays, py::arg("xy"), py::arg("radius"), py::arg("color"), py::arg("alpha"),
+        py::arg("z"), py::arg("velocity"), py::arg("width"), py::arg("height"), py::arg("background_kind"),
+        py::arg("background_top"), py::arg("background_bottom"), py::arg("shading"), py::arg("animation"),
+        py::arg("seed"), py::arg("frame"), py::arg("name"));
+  m.def(
+      "load_scene",
+      [](const std::string& name_or_path, std::uint64_t seed) {
+        py::gil_scoped_release release;
+        return circles::load_scene(name_or_path, seed);
+      },
+      py::arg("name_or_path"), py::arg("seed"));
+  m.def(
+      "save_scene",
+      [](const circles::Scene& scene, const std::string& path) {
+        py::gil_scoped_release release;
+        circles::save_scene_file(scene, path);
+      },
+      py::arg("scene"), py::arg("path"));
+
+  m.def("renderers", [] {
+    py::list out;
+    for (const circles::RendererEntry& r : circles::renderers()) {
+      py::dict d;
+      d["name"] = r.name;
+      d["description"] = r.description;
+      d["available"] = r.available;
+      d["unavailable_reason"] = r.unavailable_reason;
+      d["modes"] = r.modes;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("scenes", [] {
+    py::list out;
+    for (const circles::SceneEntry& s : circles::builtin_scenes()) {
+      py::dict d;
+      d["name"] = s.name;
+      d["description"] = s.description;
+      d["circles"] = s.circles;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("default_renderer", &circles::default_renderer);
+
+  m.def("render", &render_frames, py::arg("scenes"), py::arg("renderer"), py::arg("mode"), py::arg("width"),
+        py::arg("height"), py::arg("frame"), py::arg("frames"), py::arg("float32"), py::arg("progress"));
+  m.def("check", &check, py::arg("scene"), py::arg("renderer"), py::arg("mode"), py::arg("width"), py::arg("height"),
+        py::arg("frame"));
+  m.def("bench", &bench, py::arg("scene"), py::arg("renderer"), py::arg("mode"), py::arg("width"), py::arg("height"),
+        py::arg("repeat"), py::arg("warmup"));
+  m.def("write_png", &write_png, py::arg("path"), py::arg("image"));
+}
