@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "api/circles/circles.h"
+#include <circles/circles.h>
 #include "render/png.h"
 
 namespace py = pybind11;

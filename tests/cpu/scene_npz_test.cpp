@@ -148,10 +148,11 @@ TEST_F(SceneNpzTest, BadKeysNameTheFileAndTheKey) {
   const float xy[] = {0.5f, 0.5f, 0.25f, 0.25f};
   const float radius[] = {0.1f, -1.f};
   const float ok_radius[] = {0.1f, 0.2f};
+  const float three_radii[] = {0.1f, 0.2f, 0.3f};
   const std::string f = path("bad.npz");
   EXPECT_EQ(load_error({{"xy", "<f4", {2, 2}, xy, 16}, {"radius", "<f4", {2}, radius, 8}}),
             f + ": key 'radius': error: radius[1]: must be greater than 0, found -1");
-  EXPECT_NE(load_error({{"xy", "<f4", {2, 2}, xy, 16}, {"radius", "<f4", {3}, radius, 12}}).find(
+  EXPECT_NE(load_error({{"xy", "<f4", {2, 2}, xy, 16}, {"radius", "<f4", {3}, three_radii, 12}}).find(
                 "key 'radius': error: radius: expected shape (N,) or a scalar for 2 circles, found shape (3,)"),
             std::string::npos);
   EXPECT_NE(load_error({{"xy", "<f4", {2, 2}, xy, 16}, {"radius", "<f4", {2}, ok_radius, 8}, {"colour", "<f4", {2}, xy, 8}})
