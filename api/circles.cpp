@@ -120,6 +120,17 @@ Canvas::Canvas(const Scene& scene, const RenderOptions& options) : impl_(new Imp
   m.scene.animation = scene.animation;  // for seek_frames' test; the renderer holds the circles
 }
 
+void Canvas::load(const Scene& scene, std::int64_t frame) {
+  Impl& m = *impl_;
+  if (frame >= 0 && frame < scene.frame)
+    throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
+                                std::to_string(scene.frame));
+  m.drawn = false;
+  m.r->load(scene, m.w, m.h);
+  m.next = frame >= 0 ? frame : scene.frame;
+  m.scene.animation = scene.animation;
+}
+
 Canvas::~Canvas() = default;
 Canvas::Canvas(Canvas&&) noexcept = default;
 Canvas& Canvas::operator=(Canvas&&) noexcept = default;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -145,6 +146,58 @@ circles::RenderOptions options_of(const std::string& renderer, const std::string
   return o;
 }
 
+// Renderers kept from call to call, so that drawing again (the same scene, or another one of the
+// same size) costs a frame, not a renderer: its streams, its device buffers, and when the scene
+// is the one it holds, the upload too. At most kKept, the least recently used dropped first;
+// each is used by one call at a time (`busy`, taken with the GIL held), another call meanwhile
+// makes its own. Only touched with the GIL held, but for `busy`'s owner.
+struct Kept {
+  std::string renderer, mode;
+  int width = 0, height = 0;
+  std::unique_ptr<circles::Canvas> canvas;
+  py::object scene;  // the Python Scene loaded: held, so that its identity means its circles
+  std::mutex busy;
+  std::uint64_t used = 0;
+};
+constexpr std::size_t kKept = 4;
+std::vector<std::unique_ptr<Kept>>& kept() {
+  static auto* list = new std::vector<std::unique_ptr<Kept>>();  // never destroyed: no Python at exit
+  return *list;
+}
+std::uint64_t kept_clock = 0;
+
+// A kept canvas for these options, locked for the caller; nullptr when none is free (the caller
+// then makes one and offers it with keep()).
+Kept* take_kept(const std::string& renderer, const std::string& mode, int w, int h) {
+  for (auto& k : kept())
+    if (k->renderer == renderer && k->mode == mode && k->width == w && k->height == h && k->busy.try_lock()) {
+      k->used = ++kept_clock;
+      return k.get();
+    }
+  return nullptr;
+}
+
+// Offers `entry` to the cache, locked for the caller; nullptr (and `entry` left as it is) when every
+// kept one is in use.
+Kept* keep(std::unique_ptr<Kept>& entry) {
+  auto& list = kept();
+  if (list.size() >= kKept) {
+    // Drop the least recently used entry that no call is using.
+    auto victim = list.end();
+    for (auto it = list.begin(); it != list.end(); ++it)
+      if ((*it)->busy.try_lock()) {
+        (*it)->busy.unlock();
+        if (victim == list.end() || (*it)->used < (*victim)->used) victim = it;
+      }
+    if (victim == list.end()) return nullptr;
+    list.erase(victim);
+  }
+  entry->used = ++kept_clock;
+  entry->busy.lock();
+  list.push_back(std::move(entry));
+  return list.back().get();
+}
+
 // Raises KeyboardInterrupt (or whatever a signal handler raised) when a signal has come in.
 void check_signals() {
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -159,10 +212,10 @@ py::array render_frames(const py::list& scene_list, const std::string& renderer,
                         int height, std::int64_t frame, const py::array_t<std::int64_t, py::array::c_style>& frames,
                         bool float32, const py::object& progress) {
   // References of our own: the list may change while the GIL is released.
-  std::vector<py::object> keep;
+  std::vector<py::object> held;
   std::vector<const circles::Scene*> scenes;
   for (const py::handle& h : scene_list) {
-    keep.push_back(py::reinterpret_borrow<py::object>(h));
+    held.push_back(py::reinterpret_borrow<py::object>(h));
     scenes.push_back(&h.cast<const circles::Scene&>());
   }
   if (scenes.empty()) throw std::invalid_argument("scenes: no scene to draw");
@@ -194,18 +247,52 @@ py::array render_frames(const py::list& scene_list, const std::string& renderer,
   char* base = static_cast<char*>(out.mutable_data());
 
   std::size_t done = 0;
-  for (const circles::Scene* scene : scenes) {
-    const circles::RenderOptions o = options_of(renderer, mode, width, height, frame_count ? frame_list[0] : frame);
-    std::unique_ptr<circles::Canvas> canvas;
-    {
-      py::gil_scoped_release release;
-      canvas = std::make_unique<circles::Canvas>(*scene, o);
-    }
-    check_signals();
-    for (std::size_t k = 0; k < per_scene; ++k) {
+  for (std::size_t si = 0; si < scenes.size(); ++si) {
+    const circles::Scene* scene = scenes[si];
+    const std::int64_t first = frame_count ? frame_list[0] : frame >= 0 ? frame : scene->frame;
+    // A kept canvas: drawn as it stands when it holds this scene at or before `first` (a still
+    // scene at any frame), else loaded with the scene; or a new one, offered to the cache.
+    Kept* k = take_kept(renderer, mode, w, h);
+    std::unique_ptr<Kept> unkept;       // a canvas the cache had no room for
+    std::unique_lock<std::mutex> hold;  // k's, released however this scene ends (before unkept dies)
+    if (k) {
+      hold = std::unique_lock<std::mutex>(k->busy, std::adopt_lock);
+      const bool holds = k->scene.is(held[si]) &&
+                         (scene->animation == circles::Animation::None || first >= k->canvas->raw().frame());
+      if (!holds) {
+        k->scene = py::object();
+        py::gil_scoped_release release;
+        k->canvas->load(*scene, first);
+      }
+    } else {
+      auto fresh = std::make_unique<Kept>();
+      fresh->renderer = renderer;
+      fresh->mode = mode;
+      fresh->width = w;
+      fresh->height = h;
+      const circles::RenderOptions o = options_of(renderer, mode, width, height, first);
       {
         py::gil_scoped_release release;
-        canvas->draw(frame_count ? frame_list[k] : -1);
+        fresh->canvas = std::make_unique<circles::Canvas>(*scene, o);
+      }
+      k = keep(fresh);
+      if (!k) {  // every kept one busy: this call's own, dropped at its end
+        k = fresh.get();
+        k->busy.lock();
+        unkept = std::move(fresh);
+      }
+      hold = std::unique_lock<std::mutex>(k->busy, std::adopt_lock);
+    }
+    k->scene = held[si];
+    circles::Canvas* canvas = k->canvas.get();
+    check_signals();
+    for (std::size_t f = 0; f < per_scene; ++f) {
+      {
+        py::gil_scoped_release release;
+        const std::int64_t at = frame_count ? frame_list[f] : first;
+        // A still scene draws any frame; an animation only forward (a new load otherwise).
+        if (at < canvas->raw().frame()) canvas->load(*scene, at);
+        canvas->draw(at);
         char* dst = base + done * image_bytes;
         if (float32) canvas->read_rgba32f(reinterpret_cast<float*>(dst));
         else canvas->read_rgba8(reinterpret_cast<std::uint8_t*>(dst));
@@ -378,5 +465,8 @@ PYBIND11_MODULE(_circles, m) {
         py::arg("frame"));
   m.def("bench", &bench, py::arg("scene"), py::arg("renderer"), py::arg("mode"), py::arg("width"), py::arg("height"),
         py::arg("repeat"), py::arg("warmup"));
+  m.def(
+      "release_renderers", [] { kept().clear(); },
+      "Drops the renderers kept between calls (and the GPU memory and scenes they hold).");
   m.def("write_png", &write_png, py::arg("path"), py::arg("image"));
 }

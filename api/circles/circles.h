@@ -77,6 +77,11 @@ class Canvas {
   Canvas(Canvas&&) noexcept;
   Canvas& operator=(Canvas&&) noexcept;
 
+  // Another scene on the same renderer, at the same size: its buffers are kept, so drawing scene
+  // after scene costs their upload and no allocations. The next draw draws `frame` (-1: the
+  // scene's own).
+  void load(const Scene& scene, std::int64_t frame = -1);
+
   int width() const;
   int height() const;
   std::int64_t frame() const;  // the frame the next draw() draws

@@ -38,6 +38,7 @@ __all__ = [
     "check",
     "default_renderer",
     "list",
+    "release_renderers",
     "render",
     "save_png",
 ]
@@ -359,6 +360,10 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
     on stderr, or a callable(done, total) called after each frame.
 
     Ctrl-C between frames raises KeyboardInterrupt and returns nothing; so does any error.
+
+    The renderer is kept for the next call with the same renderer, mode and size (up to four are
+    kept): drawing the same Scene again costs a frame, another Scene its upload, and neither the
+    renderer's set-up. circles.release_renderers() lets them (and their GPU memory) go.
     """
     given = {k: v for k, v in (("xy", xy), ("radius", radius), ("color", color), ("alpha", alpha), ("z", z),
                                ("velocity", velocity), ("background", background), ("shading", shading),
@@ -393,6 +398,11 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
     if batch:
         shape = (len(scenes),) + shape
     return out.reshape(shape)
+
+
+def release_renderers():
+    """Drops the renderers render() keeps between calls, with the GPU memory and Scenes they hold."""
+    _circles.release_renderers()
 
 
 def check(scene, renderer=None, mode="exact", size=None, frame=None):

@@ -182,3 +182,28 @@ def test_an_exception_in_the_progress_callable_stops_the_render():
 def test_default_renderer_draws_cpu_refs_picture():
     image = circles.render("rand10k", size=(96, 96))
     assert np.array_equal(image, circles.render("rand10k", size=(96, 96), renderer="cpu-ref"))
+
+
+def test_kept_renderers_draw_what_fresh_ones_draw():
+    # render() keeps its renderer between calls: the same scene again, another scene, and an
+    # animation drawn backwards must each give what a renderer made for that call gives.
+    a = circles.Scene.load("rand10k")
+    b = circles.Scene.load("rgby")
+    anim = circles.Scene.load("bouncingballs")
+    opts = dict(renderer="cpu-mt", size=(96, 64))
+
+    def fresh(scene, **kw):
+        circles.release_renderers()
+        return circles.render(scene, **opts, **kw)
+
+    want_a, want_b = fresh(a), fresh(b)
+    want_5, want_2 = fresh(anim, frame=5), fresh(anim, frame=2)
+    circles.release_renderers()
+    assert np.array_equal(circles.render(a, **opts), want_a)
+    assert np.array_equal(circles.render(a, **opts), want_a)  # the kept state, drawn again
+    assert np.array_equal(circles.render(b, **opts), want_b)  # another scene on the kept renderer
+    assert np.array_equal(circles.render(anim, frame=5, **opts), want_5)
+    assert np.array_equal(circles.render(anim, frame=5, **opts), want_5)  # the same frame again
+    assert np.array_equal(circles.render(anim, frame=2, **opts), want_2)  # backwards: loaded again
+    assert not np.array_equal(want_5, want_2)
+    assert not np.array_equal(want_a, want_b)
