@@ -7,6 +7,9 @@
 #include <stdexcept>
 
 #include "app/common/registry.h"
+#if CIRCLES_HAVE_CUDA
+#include "kernels/cuda/device.h"
+#endif
 #include "render/compare.h"
 #include "render/stats.h"
 
@@ -18,16 +21,10 @@ namespace circles {
 
 const char* version() { return CIRCLES_VERSION; }
 
-Scene scene_from_arrays(const CircleArrays& arrays, const Scene& settings) {
-  Scene scene;
-  scene.name = settings.name.empty() ? "arrays" : settings.name;
-  scene.width = settings.width;
-  scene.height = settings.height;
-  scene.background = settings.background;
-  scene.shading = settings.shading;
-  scene.animation = settings.animation;
-  scene.seed = settings.seed;
-  scene.frame = settings.frame;
+namespace {
+
+// The settings of a scene made from arrays, checked as a scene file's are.
+void check_settings(const Scene& scene) {
   if (scene.width < 1 || scene.width > 16384 || scene.height < 1 || scene.height > 16384)
     throw std::invalid_argument("size: width and height must be 1..16384, found " + std::to_string(scene.width) +
                                 "x" + std::to_string(scene.height));
@@ -39,6 +36,21 @@ Scene scene_from_arrays(const CircleArrays& arrays, const Scene& settings) {
   for (int k = 0; k < 8; ++k)
     if (const std::string m = unit_problem(channels[k]); !m.empty())
       throw ArrayError("background[" + std::to_string(k / 4) + ", " + std::to_string(k % 4) + "]", m);
+}
+
+}  // namespace
+
+Scene scene_from_arrays(const CircleArrays& arrays, const Scene& settings) {
+  Scene scene;
+  scene.name = settings.name.empty() ? "arrays" : settings.name;
+  scene.width = settings.width;
+  scene.height = settings.height;
+  scene.background = settings.background;
+  scene.shading = settings.shading;
+  scene.animation = settings.animation;
+  scene.seed = settings.seed;
+  scene.frame = settings.frame;
+  check_settings(scene);
   scene.circles = gather_circles(arrays);
   scene.has_velocity = arrays.velocity.present();
   return scene;
@@ -131,6 +143,43 @@ void Canvas::load(const Scene& scene, std::int64_t frame) {
   m.scene.animation = scene.animation;
 }
 
+Canvas::Canvas(const CircleArrays& device_arrays, const void* stream, const Scene& settings,
+               const RenderOptions& options)
+    : impl_(new Impl) {
+  Impl& m = *impl_;
+  const RendererSettings s = settings_for(options, &m.renderer_name);
+  m.w = options.width ? options.width : settings.width;
+  m.h = options.height ? options.height : settings.height;
+  check_size(m.w, m.h);
+  m.r = make_renderer(m.renderer_name, s);
+  load_device(device_arrays, stream, settings, options.frame);
+}
+
+void Canvas::load_device(const CircleArrays& device_arrays, const void* stream, const Scene& settings,
+                         std::int64_t frame) {
+  Impl& m = *impl_;
+  check_settings(settings);
+  if (frame >= 0 && frame < settings.frame)
+    throw std::invalid_argument("frame " + std::to_string(frame) + " is before the scene's frame " +
+                                std::to_string(settings.frame));
+  m.drawn = false;
+  if (!m.r->load_device(settings, device_arrays, stream, m.w, m.h))
+    throw std::invalid_argument("renderer '" + m.renderer_name +
+                                "' draws from host memory: GPU arrays need a CUDA renderer (circles list)");
+  m.next = frame >= 0 ? frame : settings.frame;
+  m.scene.animation = settings.animation;
+}
+
+void Canvas::write_device(void* dst, bool float32, const void* stream, std::size_t row_stride) {
+  Impl& m = *impl_;
+  const std::size_t row = static_cast<std::size_t>(m.w) * (float32 ? 16 : 4);
+  if (row_stride == 0) row_stride = row;
+  if (row_stride < row) throw std::invalid_argument("row_stride " + std::to_string(row_stride) + " is below a row's " +
+                                                    std::to_string(row) + " bytes");
+  if (!m.r->write_device(dst, row_stride, float32, stream))
+    throw std::invalid_argument("renderer '" + m.renderer_name + "' has no frame in GPU memory (a CUDA renderer has)");
+}
+
 Canvas::~Canvas() = default;
 Canvas::Canvas(Canvas&&) noexcept = default;
 Canvas& Canvas::operator=(Canvas&&) noexcept = default;
@@ -213,6 +262,23 @@ void render_rgba32f(const Scene& scene, const RenderOptions& options, float* out
   c.draw();
   c.read_rgba32f(out, row_stride);
 }
+
+#if CIRCLES_HAVE_CUDA
+void* gpu_alloc(std::size_t bytes) { return device_alloc(bytes); }
+void gpu_free(void* p) noexcept { device_free(p); }
+int gpu_device() { return current_device(); }
+void gpu_stream_wait(const void* waiter, const void* producer) { stream_wait(waiter, producer); }
+std::uint64_t circle_bytes_uploaded() { return circles::circle_bytes_uploaded_by_renderers(); }
+#else
+namespace {
+[[noreturn]] void no_cuda() { throw std::runtime_error("this build of circles has no CUDA"); }
+}  // namespace
+void* gpu_alloc(std::size_t) { no_cuda(); }
+void gpu_free(void*) noexcept {}
+int gpu_device() { no_cuda(); }
+void gpu_stream_wait(const void*, const void*) { no_cuda(); }
+std::uint64_t circle_bytes_uploaded() { return 0; }
+#endif
 
 CheckResult check(const Scene& scene, const RenderOptions& options) {
   Canvas test(scene, options);

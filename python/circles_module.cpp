@@ -126,6 +126,109 @@ py::array_t<float> circles_of(const circles::Scene& scene) {
   return out;
 }
 
+// ---- GPU arrays in (__cuda_array_interface__) and out (DLPack, __cuda_array_interface__) ----
+
+// DLPack's ABI (dmlc/dlpack, v0.x: the structs every framework's from_dlpack reads).
+struct DLDevice {
+  std::int32_t device_type;  // 2: CUDA
+  std::int32_t device_id;
+};
+struct DLDataType {
+  std::uint8_t code;  // 1: unsigned int, 2: float
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  std::int32_t ndim;
+  DLDataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // nullptr: C order
+  std::uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+
+// Frames kept in GPU memory for the caller: shape (..., H, W, 4) of uint8 or float32, written on
+// `stream`. Shared by the Python object and every DLPack capsule taken from it.
+struct GpuFrames {
+  void* ptr = nullptr;
+  std::vector<std::int64_t> shape;
+  bool float32 = false;
+  int device = 0;
+  std::uintptr_t stream = 0;
+  ~GpuFrames() { circles::gpu_free(ptr); }
+  std::size_t bytes() const {
+    std::size_t n = float32 ? 4 : 1;
+    for (std::int64_t d : shape) n *= static_cast<std::size_t>(d);
+    return n;
+  }
+};
+
+struct DLPackContext {
+  std::shared_ptr<GpuFrames> frames;
+  std::vector<std::int64_t> shape;
+};
+
+py::capsule to_dlpack(const std::shared_ptr<GpuFrames>& f, const py::object& consumer_stream) {
+  // The consumer's stream waits for the frames (-1 or None: the consumer asks for no wait).
+  if (!consumer_stream.is_none()) {
+    const long long s = consumer_stream.cast<long long>();
+    if (s != -1 && static_cast<std::uintptr_t>(s) != f->stream)
+      circles::gpu_stream_wait(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(s)),
+                               reinterpret_cast<const void*>(f->stream));
+  }
+  auto* ctx = new DLPackContext{f, f->shape};
+  auto* m = new DLManagedTensor{};
+  m->dl_tensor.data = f->ptr;
+  m->dl_tensor.device = {2, f->device};
+  m->dl_tensor.ndim = static_cast<std::int32_t>(ctx->shape.size());
+  m->dl_tensor.dtype = f->float32 ? DLDataType{2, 32, 1} : DLDataType{1, 8, 1};
+  m->dl_tensor.shape = ctx->shape.data();
+  m->dl_tensor.strides = nullptr;
+  m->dl_tensor.byte_offset = 0;
+  m->manager_ctx = ctx;
+  m->deleter = [](DLManagedTensor* t) {
+    delete static_cast<DLPackContext*>(t->manager_ctx);
+    delete t;
+  };
+  // A capsule never taken by a consumer (still named "dltensor") frees itself.
+  return py::capsule(m, "dltensor", [](PyObject* cap) {
+    if (PyCapsule_IsValid(cap, "dltensor")) {
+      auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+      if (t && t->deleter) t->deleter(t);
+    } else {
+      PyErr_Clear();
+    }
+  });
+}
+
+// A field from the package's parse of __cuda_array_interface__: None, or (pointer, dtype code
+// 0/1/2 for float16/32/64, shape, strides in bytes).
+circles::ArrayView device_view_of(const char* name, const py::object& value) {
+  circles::ArrayView v;
+  if (value.is_none()) return v;
+  const py::tuple t = value.cast<py::tuple>();
+  const std::uintptr_t ptr = t[0].cast<std::uintptr_t>();
+  const int code = t[1].cast<int>();
+  v.dtype = code == 0 ? circles::DType::F16 : code == 1 ? circles::DType::F32 : circles::DType::F64;
+  const py::tuple shape = t[2].cast<py::tuple>(), strides = t[3].cast<py::tuple>();
+  if (shape.size() > 2)
+    throw circles::ArrayError(name, "expected at most 2 dimensions, found " + std::to_string(shape.size()));
+  v.ndim = static_cast<int>(shape.size());
+  for (int i = 0; i < v.ndim; ++i) {
+    v.shape[i] = shape[i].cast<std::int64_t>();
+    v.strides[i] = strides[i].cast<std::int64_t>();
+  }
+  static const double no_elements = 0;  // an empty array may have no memory; present all the same
+  v.data = ptr ? reinterpret_cast<const void*>(ptr) : &no_elements;
+  return v;
+}
+
 const char* mode_key(circles::Mode m) {
   switch (m) {
     case circles::Mode::Exact: return "exact";
@@ -305,6 +408,108 @@ py::array render_frames(const py::list& scene_list, const std::string& renderer,
   return out;
 }
 
+// Draws circles that are in GPU memory (fields as device_view_of takes them, written on
+// `in_stream`) with a CUDA renderer: gathered and checked there, no host copy. The frames come
+// back as NumPy arrays (to_cuda false) or as GpuFrames on `out_stream`, top row first; the shape
+// is (frame count, H, W, 4), or (H, W, 4) without `frames`.
+py::object render_device(const py::list& fields, int scene_width, int scene_height, const std::string& background_kind,
+                         const std::array<float, 4>& top, const std::array<float, 4>& bottom,
+                         const std::string& shading, const std::string& animation, std::uint64_t seed,
+                         std::int64_t scene_frame, const std::string& renderer, const std::string& mode, int width,
+                         int height, std::int64_t frame, const py::array_t<std::int64_t, py::array::c_style>& frames,
+                         bool float32, std::uintptr_t in_stream, bool to_cuda, std::uintptr_t out_stream,
+                         std::uintptr_t dst, std::size_t dst_row_stride, const py::object& progress) {
+  circles::Scene settings;
+  settings.name = "GPU arrays";
+  settings.width = scene_width;
+  settings.height = scene_height;
+  settings.background = background_of(background_kind, top, bottom);
+  if (!circles::parse_shading(shading, &settings.shading))
+    throw std::invalid_argument("shading: unknown '" + shading + "' (expected flat or snow)");
+  if (!circles::parse_animation(animation, &settings.animation))
+    throw std::invalid_argument("animation: unknown '" + animation +
+                                "' (expected none, bouncingballs, hypnosis, fireworks or snow)");
+  settings.seed = seed;
+  settings.frame = scene_frame;
+  static const char* const names[6] = {"xy", "radius", "color", "alpha", "z", "velocity"};
+  circles::CircleArrays a;
+  circles::ArrayView* slots[6] = {&a.xy, &a.radius, &a.color, &a.alpha, &a.z, &a.velocity};
+  for (int k = 0; k < 6; ++k) *slots[k] = device_view_of(names[k], fields[k]);
+  const int w = width ? width : scene_width, h = height ? height : scene_height;
+  if (w < 1 || h < 1 || w > 16384 || h > 16384)
+    throw std::invalid_argument("size: width and height must be 1..16384, found " + std::to_string(w) + "x" +
+                                std::to_string(h));
+  const std::int64_t* frame_list = frames.data();
+  const std::size_t count = frames.size() ? static_cast<std::size_t>(frames.size()) : 1;
+  const std::int64_t first = frames.size() ? frame_list[0] : frame >= 0 ? frame : scene_frame;
+  const void* in = reinterpret_cast<const void*>(in_stream);
+  const void* out = reinterpret_cast<const void*>(out_stream);
+
+  Kept* k = take_kept(renderer, mode + " gpu", w, h);
+  std::unique_ptr<Kept> unkept;
+  std::unique_lock<std::mutex> hold;
+  if (k) {
+    hold = std::unique_lock<std::mutex>(k->busy, std::adopt_lock);
+    k->scene = py::object();
+    py::gil_scoped_release release;
+    k->canvas->load_device(a, in, settings, first);
+  } else {
+    auto fresh = std::make_unique<Kept>();
+    fresh->renderer = renderer;
+    fresh->mode = mode + " gpu";
+    fresh->width = w;
+    fresh->height = h;
+    const circles::RenderOptions o = options_of(renderer, mode, width, height, first);
+    {
+      py::gil_scoped_release release;
+      fresh->canvas = std::make_unique<circles::Canvas>(a, in, settings, o);
+    }
+    k = keep(fresh);
+    if (!k) {
+      k = fresh.get();
+      k->busy.lock();
+      unkept = std::move(fresh);
+    }
+    hold = std::unique_lock<std::mutex>(k->busy, std::adopt_lock);
+  }
+  circles::Canvas* canvas = k->canvas.get();
+  const std::size_t image_bytes = static_cast<std::size_t>(w) * h * 4 * (float32 ? 4 : 1);
+  std::shared_ptr<GpuFrames> gpu;
+  py::array host;
+  char* host_base = nullptr;
+  if (dst) {
+    if (count != 1) throw std::invalid_argument("out: takes one frame (not frames=)");
+  } else if (to_cuda) {
+    gpu = std::make_shared<GpuFrames>();
+    gpu->shape = frames.size() ? std::vector<std::int64_t>{static_cast<std::int64_t>(count), h, w, 4}
+                               : std::vector<std::int64_t>{h, w, 4};
+    gpu->float32 = float32;
+    gpu->stream = out_stream;
+    gpu->device = circles::gpu_device();
+    gpu->ptr = circles::gpu_alloc(gpu->bytes());
+  } else {
+    const std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(count), h, w, 4};
+    host = float32 ? py::array(py::array_t<float>(shape)) : py::array(py::array_t<std::uint8_t>(shape));
+    host_base = static_cast<char*>(host.mutable_data());
+  }
+  for (std::size_t f = 0; f < count; ++f) {
+    {
+      py::gil_scoped_release release;
+      const std::int64_t at = frames.size() ? frame_list[f] : first;
+      canvas->draw(at);
+      if (dst) canvas->write_device(reinterpret_cast<void*>(dst), float32, out, dst_row_stride);
+      else if (to_cuda) canvas->write_device(static_cast<char*>(gpu->ptr) + f * image_bytes, float32, out);
+      else if (float32) canvas->read_rgba32f(reinterpret_cast<float*>(host_base + f * image_bytes));
+      else canvas->read_rgba8(reinterpret_cast<std::uint8_t*>(host_base + f * image_bytes));
+    }
+    check_signals();
+    if (!progress.is_none()) progress(f + 1, count);
+  }
+  if (dst) return py::none();
+  if (to_cuda) return py::cast(gpu);
+  return host;
+}
+
 py::dict check(const circles::Scene& scene, const std::string& renderer, const std::string& mode, int width, int height,
                std::int64_t frame) {
   circles::CheckResult r;
@@ -468,5 +673,21 @@ PYBIND11_MODULE(_circles, m) {
   m.def(
       "release_renderers", [] { kept().clear(); },
       "Drops the renderers kept between calls (and the GPU memory and scenes they hold).");
+  py::class_<GpuFrames, std::shared_ptr<GpuFrames>>(m, "GpuFrames")
+      .def_property_readonly("ptr", [](const GpuFrames& f) { return reinterpret_cast<std::uintptr_t>(f.ptr); })
+      .def_property_readonly("shape", [](const GpuFrames& f) { return f.shape; })
+      .def_property_readonly("float32", [](const GpuFrames& f) { return f.float32; })
+      .def_property_readonly("device", [](const GpuFrames& f) { return f.device; })
+      .def_property_readonly("stream", [](const GpuFrames& f) { return f.stream; })
+      .def("dlpack", [](const std::shared_ptr<GpuFrames>& f, const py::object& stream) { return to_dlpack(f, stream); },
+           py::arg("stream") = py::none());
+  m.def("render_device", &render_device, py::arg("fields"), py::arg("scene_width"), py::arg("scene_height"),
+        py::arg("background_kind"), py::arg("background_top"), py::arg("background_bottom"), py::arg("shading"),
+        py::arg("animation"), py::arg("seed"), py::arg("scene_frame"), py::arg("renderer"), py::arg("mode"),
+        py::arg("width"), py::arg("height"), py::arg("frame"), py::arg("frames"), py::arg("float32"),
+        py::arg("in_stream"), py::arg("to_cuda"), py::arg("out_stream"), py::arg("dst"), py::arg("dst_row_stride"),
+        py::arg("progress"));
+  m.def("circle_bytes_uploaded", &circles::circle_bytes_uploaded,
+        "Bytes of circles copied from the host to the GPU by CUDA renderers in this process.");
   m.def("write_png", &write_png, py::arg("path"), py::arg("image"));
 }

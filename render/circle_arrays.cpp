@@ -204,6 +204,8 @@ struct Field {
   double at(std::size_t i, int j) const { return load(*a, static_cast<std::int64_t>(i) * s0 + j * s1); }
 };
 
+constexpr std::size_t ModeFactsNone = static_cast<std::size_t>(-1);
+
 // The first problem in circle i: which element, and what is wrong with it.
 struct Problem {
   std::string where, message;
@@ -212,7 +214,7 @@ struct Problem {
 // Fills circle i; on a bad value returns false and (when p) says what.
 bool gather_one(const CircleArrays& in, const Field& xy, const Field* radius, const Field* z, const Field* color,
                 bool color_row, int color_cols, const Field* alpha, const Field* vel, std::size_t i, Circle* c,
-                Problem* p) {
+                Problem* p, std::size_t report) {
   const auto fail = [&](const char* name, std::string idx, std::string m) {
     if (p) {
       p->where = name + idx;
@@ -222,16 +224,16 @@ bool gather_one(const CircleArrays& in, const Field& xy, const Field* radius, co
   };
   std::string m;
   const double x = xy.at(i, 0), y = xy.at(i, 1);
-  if (!(m = position_problem(x)).empty()) return fail("xy", index_text(i, 0), m);
-  if (!(m = position_problem(y)).empty()) return fail("xy", index_text(i, 1), m);
+  if (!(m = position_problem(x)).empty()) return fail("xy", index_text(report, 0), m);
+  if (!(m = position_problem(y)).empty()) return fail("xy", index_text(report, 1), m);
   const bool radius_scalar = in.radius.ndim == 0;
   const double r = radius_scalar ? radius->at(0, 0) : radius->at(i, 0);
-  if (!(m = radius_problem(r)).empty()) return fail("radius", radius_scalar ? "" : index_text(i), m);
+  if (!(m = radius_problem(r)).empty()) return fail("radius", radius_scalar ? "" : index_text(report), m);
   double zz = 0;
   if (z) {
     const bool scalar = in.z.ndim == 0;
     zz = scalar ? z->at(0, 0) : z->at(i, 0);
-    if (!(m = position_problem(zz)).empty()) return fail("z", scalar ? "" : index_text(i), m);
+    if (!(m = position_problem(zz)).empty()) return fail("z", scalar ? "" : index_text(report), m);
   }
   double rgba[4] = {0, 0, 0, 1};
   if (color) {
@@ -240,22 +242,22 @@ bool gather_one(const CircleArrays& in, const Field& xy, const Field* radius, co
       // A broadcast row reads its columns along its only dimension.
       const double v = color_row ? load(*color->a, k * color->a->strides[0]) : color->at(row, k);
       m = k < 3 ? intensity_problem(v) : unit_problem(v);
-      if (!m.empty()) return fail("color", color_row ? index_text(static_cast<std::size_t>(k)) : index_text(i, k), m);
+      if (!m.empty()) return fail("color", color_row ? index_text(static_cast<std::size_t>(k)) : index_text(report, k), m);
       rgba[k] = v;
     }
   }
   if (alpha) {
     const bool scalar = in.alpha.ndim == 0;
     const double v = scalar ? alpha->at(0, 0) : alpha->at(i, 0);
-    if (!(m = unit_problem(v)).empty()) return fail("alpha", scalar ? "" : index_text(i), m);
+    if (!(m = unit_problem(v)).empty()) return fail("alpha", scalar ? "" : index_text(report), m);
     rgba[3] = v;
   }
   double vx = 0, vy = 0;
   if (vel) {
     vx = vel->at(i, 0);
     vy = vel->at(i, 1);
-    if (!(m = position_problem(vx)).empty()) return fail("velocity", index_text(i, 0), m);
-    if (!(m = position_problem(vy)).empty()) return fail("velocity", index_text(i, 1), m);
+    if (!(m = position_problem(vx)).empty()) return fail("velocity", index_text(report, 0), m);
+    if (!(m = position_problem(vy)).empty()) return fail("velocity", index_text(report, 1), m);
   }
   c->x = static_cast<float>(x);
   c->y = static_cast<float>(y);
@@ -280,9 +282,10 @@ struct Fields {
         has_z(a.z.present()), has_color(a.color.present()), has_alpha(a.alpha.present()),
         has_vel(a.velocity.present()), color_row(a.color.present() && a.color.ndim == 1),
         color_cols(a.color.present() ? static_cast<int>(a.color.shape[a.color.ndim - 1]) : 0) {}
-  bool one(std::size_t i, Circle* c, Problem* p) const {
+  bool one(std::size_t i, Circle* c, Problem* p, std::size_t report = ModeFactsNone) const {
     return gather_one(*in, xy, &radius, has_z ? &z : nullptr, has_color ? &color : nullptr, color_row, color_cols,
-                      has_alpha ? &alpha : nullptr, has_vel ? &vel : nullptr, i, c, p);
+                      has_alpha ? &alpha : nullptr, has_vel ? &vel : nullptr, i, c, p,
+                      report == ModeFactsNone ? i : report);
   }
 };
 
@@ -310,6 +313,13 @@ std::shared_ptr<Circle> uninitialised_circles(std::size_t n) {
 }
 
 }  // namespace
+
+void check_circle(const CircleArrays& arrays, std::size_t row, std::size_t reported_index) {
+  const Fields fields(arrays);
+  Problem p;
+  Circle c;
+  if (!fields.one(row, &c, &p, reported_index)) throw ArrayError(p.where, p.message);
+}
 
 CircleList gather_circles(const CircleArrays& arrays, unsigned threads) {
   const std::size_t n = circle_count(arrays);

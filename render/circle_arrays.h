@@ -63,6 +63,10 @@ std::size_t circle_count(const CircleArrays& arrays);
 // index); nothing is returned then.
 CircleList gather_circles(const CircleArrays& arrays, unsigned threads = 0);
 
+// Checks circle `row` of `arrays` as gather_circles does, and throws its ArrayError naming the
+// circle `reported_index` (arrays holding one circle copied from a larger set, the GPU's).
+void check_circle(const CircleArrays& arrays, std::size_t row, std::size_t reported_index);
+
 // Packed circles: N rows of 8 (x y z radius r g b a) or 10 (... vx vy) floats, as the binary
 // scene format stores them. check_packed_circles checks contiguous float32 rows in place (a
 // mapped file read without a copy); gather_packed_circles takes any dtype and strides ((N, 8) or

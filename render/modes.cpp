@@ -49,7 +49,26 @@ bool alpha_in_sixteenths(float a) {
 
 }  // namespace
 
-std::string half_colour_refusal(const Scene& scene) {
+ModeFacts mode_facts(const Scene& scene) {
+  ModeFacts f;
+  const std::size_t none = ModeFacts::kNone;
+  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
+    const Circle& c = scene.circles[k];
+    if (f.first_colour_outside == none && !(in_unit(c.r) && in_unit(c.g) && in_unit(c.b))) f.first_colour_outside = k;
+    if (f.first_alpha_outside == none && !in_unit(c.a)) f.first_alpha_outside = k;
+    if (f.first_alpha_not_sixteenth == none && !alpha_half_to_one_in_sixteenths(c.a)) {
+      f.first_alpha_not_sixteenth = k;
+      f.that_alpha = c.a;
+    }
+    if (circle_is_faint(scene.shading, c.a, c.z) && f.faint++ == 0) f.first_faint = k;
+  }
+  return f;
+}
+
+std::string half_colour_refusal(const Scene& scene) { return half_colour_refusal(scene, mode_facts(scene)); }
+std::string early_exit_refusal(const Scene& scene) { return early_exit_refusal(scene, mode_facts(scene)); }
+
+std::string half_colour_refusal(const Scene& scene, const ModeFacts& f) {
   char buf[160];
   if (scene.shading != Shading::Flat) return "snow shading";
   if (!background_in_unit(scene.background)) return "the background's colour is outside [0, 1]";
@@ -61,47 +80,38 @@ std::string half_colour_refusal(const Scene& scene) {
     std::snprintf(buf, sizeof buf, "the background's alpha is not one multiple of 1/16 from 0 to 1 on every row");
     return buf;
   }
-  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
-    const Circle& c = scene.circles[k];
-    if (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b)) {
-      std::snprintf(buf, sizeof buf, "circle %zu's colour is outside [0, 1]", k);
-      return buf;
-    }
-    const float sixteenths = c.a * 16.f;  // exact: a power of two
-    if (!(sixteenths >= 8.f && sixteenths <= 16.f) || sixteenths != std::floor(sixteenths)) {
-      std::snprintf(buf, sizeof buf, "circle %zu's alpha %.9g is not a multiple of 1/16 from 1/2 to 1", k,
-                    static_cast<double>(c.a));
-      return buf;
-    }
+  // The first circle that breaks a rule; its colour is looked at before its alpha.
+  if (f.first_colour_outside != ModeFacts::kNone && f.first_colour_outside <= f.first_alpha_not_sixteenth) {
+    std::snprintf(buf, sizeof buf, "circle %zu's colour is outside [0, 1]", f.first_colour_outside);
+    return buf;
+  }
+  if (f.first_alpha_not_sixteenth != ModeFacts::kNone) {
+    std::snprintf(buf, sizeof buf, "circle %zu's alpha %.9g is not a multiple of 1/16 from 1/2 to 1",
+                  f.first_alpha_not_sixteenth, static_cast<double>(f.that_alpha));
+    return buf;
   }
   return "";
 }
 
-std::string early_exit_refusal(const Scene& scene) {
+std::string early_exit_refusal(const Scene& scene, const ModeFacts& f) {
   char buf[200];
   if (!background_in_unit(scene.background) || !in_unit(scene.background.top.w) ||
       (scene.background.kind == Background::Kind::Gradient && !in_unit(scene.background.bottom.w)))
     return "the background is outside [0, 1]";
-  std::size_t faint = 0, first_faint = 0;
-  for (std::size_t k = 0; k < scene.circles.size(); ++k) {
-    const Circle& c = scene.circles[k];
-    // Snow's colour comes from its ramp (every stop in [0, 1]); its alpha, per pixel, is at least
-    // a * depth factor * e^-4.1 (the falloff at the rim, nd up to a little over 1).
-    if (scene.shading == Shading::Flat && (!in_unit(c.r) || !in_unit(c.g) || !in_unit(c.b))) {
-      std::snprintf(buf, sizeof buf, "circle %zu's colour is above 1", k);
-      return buf;
-    }
-    if (!in_unit(c.a)) {
-      std::snprintf(buf, sizeof buf, "circle %zu's alpha is outside [0, 1]", k);
-      return buf;
-    }
-    float least = c.a;
-    if (scene.shading == Shading::Snow) least = c.a * clampf(.6f + .4f * (1.f - c.z), 0.f, 1.f) * 0.0165f;
-    if (least > 0.f && least < kEarlyExitMinAlpha && faint++ == 0) first_faint = k;
+  // Snow's colour comes from its ramp (every stop in [0, 1]), so only flat colours count; the
+  // first circle that breaks a rule, its colour looked at before its alpha.
+  const std::size_t colour = scene.shading == Shading::Flat ? f.first_colour_outside : ModeFacts::kNone;
+  if (colour != ModeFacts::kNone && colour <= f.first_alpha_outside) {
+    std::snprintf(buf, sizeof buf, "circle %zu's colour is above 1", colour);
+    return buf;
   }
-  if (faint > kEarlyExitMaxFaint) {
+  if (f.first_alpha_outside != ModeFacts::kNone) {
+    std::snprintf(buf, sizeof buf, "circle %zu's alpha is outside [0, 1]", f.first_alpha_outside);
+    return buf;
+  }
+  if (f.faint > kEarlyExitMaxFaint) {
     std::snprintf(buf, sizeof buf, "%zu circles (the first: %zu) blend with an alpha between 0 and 1/%.0f, over %zu",
-                  faint, first_faint, 1.0 / kEarlyExitMinAlpha, kEarlyExitMaxFaint);
+                  f.faint, f.first_faint, 1.0 / kEarlyExitMinAlpha, kEarlyExitMaxFaint);
     return buf;
   }
   return "";

@@ -7,10 +7,17 @@
 // A renderer takes a fast mode only where the scene lets it keep that promise; elsewhere it draws
 // the frame exact and its plan says why. The refusals below are those rules, plain host C++.
 #pragma once
+#include <cmath>
 #include <string>
 
 #include "render/image.h"
 #include "render/scene.h"
+
+#if defined(__CUDACC__)
+#define CIRCLES_MODES_HD __host__ __device__
+#else
+#define CIRCLES_MODES_HD
+#endif
 
 namespace circles {
 
@@ -40,6 +47,38 @@ std::string half_colour_refusal(const Scene& scene);
 // reach past its transmittance) and the rounding of faint circles is damped (alphas of 0 or at
 // least kEarlyExitMinAlpha, and at most kEarlyExitMaxFaint others). docs/ARCHITECTURE.md derives it.
 std::string early_exit_refusal(const Scene& scene);
+
+// What the refusals read of a scene's circles, gathered in one pass: on the host (mode_facts)
+// or on the GPU for circles that never were on the host (kernels/renderers/device_input.cu).
+struct ModeFacts {
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t first_colour_outside = kNone;       // r, g or b outside [0, 1]
+  std::size_t first_alpha_outside = kNone;        // alpha outside [0, 1]
+  std::size_t first_alpha_not_sixteenth = kNone;  // alpha not k/16 for k in 8..16
+  float that_alpha = 0.f;                         // that circle's alpha
+  std::size_t faint = 0;                          // circles whose least alpha lies in (0, kEarlyExitMinAlpha)
+  std::size_t first_faint = 0;
+};
+ModeFacts mode_facts(const Scene& scene);
+std::string half_colour_refusal(const Scene& scene, const ModeFacts& facts);  // the scene's settings and `facts`
+std::string early_exit_refusal(const Scene& scene, const ModeFacts& facts);
+
+// Half colour's rule for a circle's alpha: k/16 for a whole k from 8 to 16.
+CIRCLES_MODES_HD inline bool alpha_half_to_one_in_sixteenths(float a) {
+  const float sixteenths = a * 16.f;  // exact: a power of two
+  return sixteenths >= 8.f && sixteenths <= 16.f && sixteenths == floorf(sixteenths);
+}
+// Early exit's faint circles: the least alpha the circle blends with lies in (0, kEarlyExitMinAlpha).
+// Snow's alpha, per pixel, is at least a * depth factor * e^-4.1 (the falloff at the rim).
+CIRCLES_MODES_HD inline bool circle_is_faint(Shading shading, float a, float z) {
+  float least = a;
+  if (shading == Shading::Snow) {
+    float depth = .6f + .4f * (1.f - z);
+    depth = depth < 0.f ? 0.f : depth > 1.f ? 1.f : depth;
+    least = a * depth * 0.0165f;
+  }
+  return least > 0.f && least < kEarlyExitMinAlpha;
+}
 
 // Whether `test` keeps `mode`'s promise against `reference` (cpu-ref's image of the same frame):
 // "" when it does, else what broke, with the first pixel and channel where it did.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "render/circle_arrays.h"
 #include "render/image.h"
 #include "render/modes.h"
 #include "render/progress.h"
@@ -83,6 +84,21 @@ class Renderer {
   virtual void load(const Scene& scene, int width, int height) = 0;
   // Moves the animation on by one frame (dt = 1/60 s); a still scene stays as it is.
   virtual void advance() = 0;
+  // GPU renderers: the circles from arrays in device memory (render/circle_arrays.h's fields as
+  // CUDA pointers, written on `stream`, a cudaStream_t; nullptr: the default stream), gathered
+  // and checked on the GPU: nothing goes through the host. `settings` gives the rest of the scene
+  // (its circles are ignored). Throws ArrayError for a bad element, as gather_circles would.
+  // False where the renderer cannot (the CPU renderers).
+  virtual bool load_device(const Scene& /*settings*/, const CircleArrays& /*arrays*/, const void* /*stream*/,
+                           int /*width*/, int /*height*/) {
+    return false;
+  }
+  // GPU renderers: the last rendered frame into device memory at `dst`, top row first (image-library
+  // order), 8-bit RGBA (to_byte) or float RGBA, rows `row_stride` bytes apart, ordered on `stream`
+  // after the frame; returns without waiting. False where the renderer cannot.
+  virtual bool write_device(void* /*dst*/, std::size_t /*row_stride*/, bool /*float32*/, const void* /*stream*/) {
+    return false;
+  }
   // Advances to `frame` (>= frame()); a still scene just takes the number, in no time.
   virtual void seek(std::int64_t frame) = 0;
   // Draws the current state into the renderer's image (clear included).

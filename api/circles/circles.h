@@ -73,6 +73,11 @@ struct RenderOptions {
 class Canvas {
  public:
   Canvas(const Scene& scene, const RenderOptions& options = {});
+  // Circles already in GPU memory (a CUDA renderer only): `arrays` holds CUDA pointers, written
+  // on `stream` (a cudaStream_t; nullptr: the default stream), gathered and checked on the GPU
+  // without a copy through the host; `settings` gives the rest of the scene (size, background,
+  // shading, animation, seed, frame; its circles are ignored).
+  Canvas(const CircleArrays& device_arrays, const void* stream, const Scene& settings, const RenderOptions& options = {});
   ~Canvas();
   Canvas(Canvas&&) noexcept;
   Canvas& operator=(Canvas&&) noexcept;
@@ -81,6 +86,7 @@ class Canvas {
   // after scene costs their upload and no allocations. The next draw draws `frame` (-1: the
   // scene's own).
   void load(const Scene& scene, std::int64_t frame = -1);
+  void load_device(const CircleArrays& device_arrays, const void* stream, const Scene& settings, std::int64_t frame = -1);
 
   int width() const;
   int height() const;
@@ -96,6 +102,9 @@ class Canvas {
   void read_rgba8(std::uint8_t* out, std::size_t row_stride = 0);
   // As float RGBA, top row first: row_stride bytes apart (0: width * 16).
   void read_rgba32f(float* out, std::size_t row_stride = 0);
+  // Into GPU memory at `dst` (a CUDA renderer only), top row first, 8-bit or float RGBA, rows
+  // row_stride bytes apart (0: packed), ordered on `stream` after the frame; does not wait.
+  void write_device(void* dst, bool float32, const void* stream, std::size_t row_stride = 0);
 
   Mode mode() const;                       // the mode the last frame was drawn in
   std::string plan() const;                // how and why (cuda-tile-binned), or ""
@@ -113,6 +122,17 @@ class Canvas {
 Image render(const Scene& scene, const RenderOptions& options = {});
 void render_rgba8(const Scene& scene, const RenderOptions& options, std::uint8_t* out, std::size_t row_stride = 0);
 void render_rgba32f(const Scene& scene, const RenderOptions& options, float* out, std::size_t row_stride = 0);
+
+// ---- GPU memory, for frames kept on the GPU (CUDA builds; elsewhere these throw) ------------
+
+void* gpu_alloc(std::size_t bytes);           // on the current device
+void gpu_free(void* p) noexcept;
+int gpu_device();                             // the current device's number
+// `waiter` (a cudaStream_t; nullptr the default stream) waits for what `producer` has enqueued.
+void gpu_stream_wait(const void* waiter, const void* producer);
+// Bytes of circles copied from the host to the GPU by every CUDA renderer in this process: host
+// scenes add theirs at each load, device arrays nothing (0 without CUDA).
+std::uint64_t circle_bytes_uploaded();
 
 // ---- checking and timing ---------------------------------------------------------------------
 

@@ -5,7 +5,10 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <string>
+
+#include "kernels/cuda/check.h"
 
 namespace circles {
 
@@ -74,5 +77,38 @@ bool dependent_launch_supported() {
   const CudaDeviceInfo& d = cuda_device_info();
   return d.available && d.compute_major >= 9;
 }
+
+void* device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes) CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+
+void device_free(void* p) noexcept {
+  if (p) CUDA_CHECK_PRINT(cudaFree(p));
+}
+
+int current_device() {
+  int d = 0;
+  CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void stream_wait(const void* waiter, const void* producer) {
+  cudaStream_t w = static_cast<cudaStream_t>(const_cast<void*>(waiter));
+  cudaStream_t p = static_cast<cudaStream_t>(const_cast<void*>(producer));
+  if (w == p) return;
+  cudaEvent_t e;
+  CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventRecord(e, p));
+  CUDA_CHECK(cudaStreamWaitEvent(w, e, 0));
+  CUDA_CHECK(cudaEventDestroy(e));  // released once the wait has been enqueued
+}
+
+namespace {
+std::atomic<std::uint64_t> g_circle_bytes_uploaded{0};
+}
+std::uint64_t circle_bytes_uploaded_by_renderers() { return g_circle_bytes_uploaded.load(); }
+void count_circle_bytes_uploaded(std::uint64_t bytes) { g_circle_bytes_uploaded += bytes; }
 
 }  // namespace circles

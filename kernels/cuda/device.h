@@ -1,5 +1,7 @@
 // Whether a CUDA device can be used here, probed once. Plain C++: no CUDA headers.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace circles {
@@ -13,5 +15,17 @@ struct CudaDeviceInfo {
 };
 
 const CudaDeviceInfo& cuda_device_info();
+
+// For frames handed to a caller on the GPU (the library's write_device, the Python module's CUDA
+// arrays): memory on the current device, freed with device_free (which never throws).
+void* device_alloc(std::size_t bytes);
+void device_free(void* p) noexcept;
+int current_device();
+// `waiter` (a cudaStream_t; nullptr the default stream) waits for what `producer` has enqueued.
+void stream_wait(const void* waiter, const void* producer);
+// Bytes of circles copied from the host to the GPU by every CUDA renderer in this process: what a
+// host scene costs each load, and what device arrays never add to.
+std::uint64_t circle_bytes_uploaded_by_renderers();
+void count_circle_bytes_uploaded(std::uint64_t bytes);
 
 }  // namespace circles

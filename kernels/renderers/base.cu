@@ -1,4 +1,9 @@
 #include "kernels/renderers/base.cuh"
+
+#include <climits>
+
+#include "kernels/cuda/device.h"
+#include "kernels/renderers/device_input.cuh"
 #include "kernels/renderers/tile_common.cuh"
 
 #include "render/animate.h"
@@ -27,10 +32,10 @@ __global__ void animate_kernel(FusedStep s, int n) {
 
 CudaRenderer::CudaRenderer() { timer_.set_stages(false); }
 
-void CudaRenderer::check_device_memory(const Scene& scene, int width, int height, double extra,
+void CudaRenderer::check_device_memory(std::size_t circles, int width, int height, double extra,
                                        const std::string& what, const std::string& detail,
                                        double held_extra) const {
-  const double n = static_cast<double>(scene.circles.size());
+  const double n = static_cast<double>(circles);
   const double need = n * (2 * sizeof(float4) + sizeof(float2)) + static_cast<double>(width) * height * sizeof(float4) + extra;
   const double held = static_cast<double>(pos_rad_.size() + color_.size() + image_.size()) * sizeof(float4) +
                       static_cast<double>(velocity_.size()) * sizeof(float2) + held_extra;
@@ -48,7 +53,7 @@ void CudaRenderer::check_device_memory(const Scene& scene, int width, int height
   const double gib = 1024.0 * 1024 * 1024;
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s at %dx%d with %zu circles needs about %s of GPU memory%s%s", what.c_str(),
-                width, height, scene.circles.size(), memory_text(need).c_str(), detail.empty() ? "" : ", ",
+                width, height, circles, memory_text(need).c_str(), detail.empty() ? "" : ", ",
                 detail.c_str());
   if (need > avail) {
     throw std::runtime_error(std::string(buf) + "; the GPU has " + memory_text(avail) + " free" + limit_note);
@@ -57,8 +62,44 @@ void CudaRenderer::check_device_memory(const Scene& scene, int width, int height
 }
 
 void CudaRenderer::load(const Scene& scene, int width, int height) {
-  check_device_memory(scene, width, height, 0, "this renderer", "", 0);
+  check_device_memory(scene.circles.size(), width, height, 0, "this renderer", "", 0);
   load_unchecked(scene, width, height);
+}
+
+bool CudaRenderer::load_device(const Scene& settings, const CircleArrays& arrays, const void* stream, int width,
+                               int height) {
+  const std::size_t n = circle_count(arrays);
+  check_device_memory(n, width, height, 0, "this renderer", "", 0);
+  gather_device(arrays, n, settings.shading, stream, 0);
+  load_settings(settings, n, width, height);
+  return true;
+}
+
+DeviceInputFacts CudaRenderer::gather_device(const CircleArrays& arrays, std::size_t n, Shading shading,
+                                             const void* stream, std::size_t sample_step) {
+  if (n > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("xy: " + std::to_string(n) + " circles, more than this renderer takes (2^31 - 1)");
+  count_ = 0;  // until the gather has succeeded
+  pos_rad_.resize(n);
+  color_.resize(n);
+  velocity_.resize(n);
+  // The arrays are ready once the caller's stream has reached this point.
+  cudaStream_t theirs = static_cast<cudaStream_t>(const_cast<void*>(stream));
+  CUDA_CHECK(cudaEventRecord(input_ready_.get(), theirs));
+  CUDA_CHECK(cudaStreamWaitEvent(this->stream(), input_ready_.get(), 0));
+  return gather_device_circles(arrays, n, shading, pos_rad_.get(), color_.get(), velocity_.get(), sample_step,
+                               &input_scratch_, this->stream());
+}
+
+bool CudaRenderer::write_device(void* dst, std::size_t row_stride, bool float32, const void* stream) {
+  cudaStream_t theirs = static_cast<cudaStream_t>(const_cast<void*>(stream));
+  // Their stream waits for the frame; the next frame waits for their copy of this one.
+  CUDA_CHECK(cudaEventRecord(input_ready_.get(), this->stream()));
+  CUDA_CHECK(cudaStreamWaitEvent(theirs, input_ready_.get(), 0));
+  write_frame_top_down(image_.get(), view_.width, view_.height, dst, row_stride, float32, theirs);
+  CUDA_CHECK(cudaEventRecord(output_read_.get(), theirs));
+  CUDA_CHECK(cudaStreamWaitEvent(this->stream(), output_read_.get(), 0));
+  return true;
 }
 
 void CudaRenderer::load_unchecked(const Scene& scene, int width, int height) {
@@ -74,9 +115,14 @@ void CudaRenderer::load_unchecked(const Scene& scene, int width, int height) {
   pos_rad_.upload(pos.data(), n, stream());
   color_.upload(col.data(), n, stream());
   velocity_.upload(vel.data(), n, stream());
-  image_.resize(static_cast<std::size_t>(width) * height);
   // The host vectors die at the end of this call: wait for the copies to finish.
   CUDA_CHECK(cudaStreamSynchronize(stream()));
+  count_circle_bytes_uploaded(n * (2 * sizeof(float4) + sizeof(float2)));
+  load_settings(scene, n, width, height);
+}
+
+void CudaRenderer::load_settings(const Scene& scene, std::size_t n, int width, int height) {
+  image_.resize(static_cast<std::size_t>(width) * height);
   count_ = static_cast<int>(n);
   view_ = make_view(width, height);
   background_ = scene.background;

@@ -9,6 +9,7 @@
 #include "kernels/cuda/raii.h"
 #include "kernels/cuda/nvtx.h"
 #include "kernels/cuda/stage_timer.h"
+#include "kernels/renderers/device_input.cuh"
 #include "render/animate.h"
 #include "render/raster.h"
 #include "render/renderer.h"
@@ -86,6 +87,9 @@ class CudaRenderer : public Renderer {
   CudaRenderer();
   // Checks the GPU memory the load needs (check_device_memory), then loads.
   void load(const Scene& scene, int width, int height) override;
+  bool load_device(const Scene& settings, const CircleArrays& arrays, const void* stream, int width,
+                   int height) override;
+  bool write_device(void* dst, std::size_t row_stride, bool float32, const void* stream) override;
   void advance() override;
   void seek(std::int64_t frame) override {
     if (animation_ == Animation::None && frame > frame_) frame_ = frame;
@@ -136,11 +140,17 @@ class CudaRenderer : public Renderer {
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
   // load() without the memory check, for renderers that check a larger need themselves.
   void load_unchecked(const Scene& scene, int width, int height);
+  // load_device()'s halves: the circles gathered from device arrays into the renderer's (n of
+  // them, after the caller's `stream` has written them), with a radius every `sample_step`
+  // circles (0: none); then the rest of the scene taken as load_unchecked takes it.
+  DeviceInputFacts gather_device(const CircleArrays& arrays, std::size_t n, Shading shading,
+                                        const void* stream, std::size_t sample_step);
+  void load_settings(const Scene& settings, std::size_t n, int width, int height);
   // Refuses, before allocating, a load that cannot fit in the GPU's free memory plus what this
   // renderer already holds (its circles, image and `held_extra` bytes): `extra` bytes beyond the
   // circles and the image, which `what` and `detail` describe in the message. Says what a large
   // load will use. CIRCLES_GPU_MEMORY_LIMIT_MB caps the memory seen (tests).
-  void check_device_memory(const Scene& scene, int width, int height, double extra, const std::string& what,
+  void check_device_memory(std::size_t circles, int width, int height, double extra, const std::string& what,
                            const std::string& detail, double held_extra) const;
   FrameParams frame_params() const {
     return {view_, background_, image_.get(), timing_tiles_ ? tile_cycles_.get() : nullptr};
@@ -189,6 +199,10 @@ class CudaRenderer : public Renderer {
   std::size_t tile_count() const;  // tiles of shade_tile() over the frame
   PinnedBuffer<unsigned long long> cycles_host_;
   CudaEvent cycles_copied_;
+  // Device input and output on a caller's stream (load_device, write_device): the caller's
+  // arrays written, the caller's read of the frame done.
+  CudaEvent input_ready_, output_read_;
+  DeviceInputScratch input_scratch_;
   bool cycles_pending_ = false;
   int cycles_pending_w_ = 0, cycles_pending_h_ = 0;  // the size of the frame in flight
   std::vector<double> cycles_last_;                  // the newest copied frame's, at cycles_w_ x cycles_h_

@@ -32,8 +32,10 @@ from ._circles import SceneFileError
 __version__ = _circles.__version__
 
 __all__ = [
+    "CudaFrames",
     "Scene",
     "SceneFileError",
+    "circle_bytes_uploaded",
     "bench",
     "check",
     "default_renderer",
@@ -340,9 +342,130 @@ def default_renderer():
 # ---- drawing ---------------------------------------------------------------------------------
 
 
+_CUDA_TYPES = {"<f2": 0, "<f4": 1, "<f8": 2}
+
+
+def _on_gpu(value):
+    return value is not None and hasattr(value, "__cuda_array_interface__")
+
+
+def _cuda_field(name, value):
+    """A GPU array's __cuda_array_interface__ as the core takes it: (pointer, dtype code, shape,
+    strides in bytes), and the stream it was written on (None: no stream named)."""
+    if value is None:
+        return None, None
+    if not _on_gpu(value):
+        raise ValueError(f"{name}: in host memory while other arrays are on the GPU: pass them all on one side")
+    cai = value.__cuda_array_interface__
+    typestr = cai["typestr"]
+    if typestr not in _CUDA_TYPES:
+        raise ValueError(f"{name}: expected float16, float32 or float64 on the GPU, found typestr {typestr!r} "
+                         "(convert it there first, e.g. tensor.float())")
+    shape = tuple(int(d) for d in cai["shape"])
+    itemsize = int(typestr[2])
+    strides = cai.get("strides")
+    if strides is None:  # C order
+        strides, step = [], itemsize
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= max(d, 1)
+    return (int(cai["data"][0]), _CUDA_TYPES[typestr], shape, tuple(int(t) for t in strides)), cai.get("stream")
+
+
+def _stream_handle(stream):
+    """A CUDA stream as its handle: an int, a torch.cuda.Stream (.cuda_stream), a CuPy stream
+    (.ptr), or None for the default stream."""
+    if stream is None:
+        return 0
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
+
+
+class CudaFrames:
+    """Frames in GPU memory, top row first: (H, W, 4) or (F, H, W, 4), uint8 or float32, written
+    on the stream render() was given. Zero-copy into PyTorch (torch.from_dlpack, or
+    torch.as_tensor(frames, device="cuda")) and CuPy (cupy.from_dlpack, cupy.asarray) through
+    DLPack and __cuda_array_interface__; the memory lives while any of them uses it."""
+
+    def __init__(self, core, shape):
+        self._core = core
+        self.shape = shape
+        self.dtype = _np.dtype(_np.float32 if core.float32 else _np.uint8)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self._core.ptr, False), "version": 3,
+                "strides": None, "stream": self._core.stream or 1}
+
+    def __dlpack__(self, stream=None, **_):
+        capsule = self._core.dlpack(stream)
+        return capsule
+
+    def __dlpack_device__(self):
+        return (2, self._core.device)  # kDLCUDA
+
+    def __repr__(self):
+        return f"CudaFrames(shape={self.shape}, dtype={self.dtype}, device=cuda:{self._core.device})"
+
+
+def circle_bytes_uploaded():
+    """Bytes of circles this process has copied from the host to the GPU (every CUDA renderer):
+    a host scene adds 40 bytes a circle each time it is loaded; GPU arrays add nothing."""
+    return _circles.circle_bytes_uploaded()
+
+
+def _out_target(out, width, height, kind):
+    """The pointer and row stride of `out`, a GPU array (H, W, 4) of the frame's dtype."""
+    if not _on_gpu(out):
+        raise ValueError("out: expected a GPU array (__cuda_array_interface__), (height, width, 4)")
+    cai = out.__cuda_array_interface__
+    want = "|u1" if kind == _np.uint8 else "<f4"
+    if cai["typestr"] != want:
+        raise ValueError(f"out: expected typestr {want!r} for dtype {kind}, found {cai['typestr']!r}")
+    if tuple(cai["shape"]) != (height, width, 4):
+        raise ValueError(f"out: expected shape ({height}, {width}, 4), found {tuple(cai['shape'])}")
+    item = kind.itemsize
+    strides = cai.get("strides")
+    if strides is not None and (strides[2] != item or strides[1] != 4 * item):
+        raise ValueError("out: each row's pixels must be contiguous (strides (row, 4 * item, item))")
+    row = strides[0] if strides is not None else width * 4 * item
+    return int(cai["data"][0]), int(row)
+
+
+def _render_gpu(arrays, background, shading, animation, seed, renderer, mode, size, frame, frames, kind, output,
+                stream, progress, out=None):
+    fields, streams = [], []
+    for name in ("xy", "radius", "color", "alpha", "z", "velocity"):
+        f, s = _cuda_field(name, arrays.get(name))
+        fields.append(f)
+        if s is not None:
+            streams.append(int(s))
+    width, height = _size(size, (1024, 1024))
+    bg_kind, top, bottom = _background((1, 1, 1, 1) if background is None else background)
+    in_stream = streams[0] if streams else 0
+    out_stream = _stream_handle(stream) if stream is not None else in_stream
+    frame_list = _frames(frames) if frames is not None else _np.zeros(0, dtype=_np.int64)
+    first = -1 if frame is None else _int("frame", frame, 0, 2**62)
+    to_cuda = output != "numpy"
+    dst, dst_row = _out_target(out, width, height, kind) if out is not None else (0, 0)
+    result = _circles.render_device(fields, width, height, bg_kind, top, bottom, shading or "flat",
+                                    animation or "none", _int("seed", 1 if seed is None else seed, 0, 2**64 - 1), 0,
+                                    _name(renderer), _mode(mode), 0, 0, first, frame_list, kind == _np.float32,
+                                    in_stream, to_cuda, out_stream, dst, dst_row, _progress(progress))
+    if out is not None:
+        return out
+    out = result
+    shape = (height, width, 4) if frames is None else (frame_list.size, height, width, 4)
+    if to_cuda:
+        return CudaFrames(out, tuple(out.shape))
+    return out.reshape(shape)
+
+
 def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, velocity=None, background=None,
            shading=None, animation=None, seed=None, renderer=None, mode="exact", size=None, frame=None,
-           frames=None, dtype="uint8", progress=False):
+           frames=None, dtype="uint8", progress=False, output=None, stream=None, out=None):
     """Draws a scene and returns its pixels as a new NumPy array, (H, W, 4) RGBA, row 0 at the
     top (image-library order): uint8 (the bytes a PNG holds) or, with dtype='float32', the
     renderer's floats.
@@ -361,6 +484,16 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
 
     Ctrl-C between frames raises KeyboardInterrupt and returns nothing; so does any error.
 
+    GPU arrays (PyTorch or CuPy arrays on the GPU, anything with __cuda_array_interface__) as
+    xy, radius, ... are read where they are: gathered and checked on the GPU by a CUDA renderer,
+    after the work their stream has enqueued, never copied through the host. Their frames come
+    back as CudaFrames in GPU memory (output='numpy' for a NumPy array instead), written on
+    `stream` (a torch or CuPy stream, or a handle; default: the arrays' stream). A host scene
+    drawn by a CUDA renderer costs one upload of its circles, 40 bytes each, per load
+    (circle_bytes_uploaded() counts them). out: a GPU array (H, W, 4) of the dtype to draw the
+    frame into (a torch tensor, a CuPy array), returned: no allocation, the fastest way to draw
+    frame after frame on the GPU.
+
     The renderer is kept for the next call with the same renderer, mode and size (up to four are
     kept): drawing the same Scene again costs a frame, another Scene its upload, and neither the
     renderer's set-up. circles.release_renderers() lets them (and their GPU memory) go.
@@ -370,6 +503,24 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
                                ("animation", animation), ("seed", seed)) if v is not None}
     if frame is not None and frames is not None:
         raise TypeError("render() takes frame= or frames=, not both")
+    if output not in (None, "numpy", "cuda"):
+        raise ValueError(f"output: expected 'numpy' or 'cuda', found {output!r}")
+    arrays = {"xy": xy, "radius": radius, "color": color, "alpha": alpha, "z": z, "velocity": velocity}
+    if scene is None and any(_on_gpu(v) for v in arrays.values()):
+        try:
+            kind = _np.dtype(dtype)
+        except TypeError:
+            kind = None
+        if kind not in (_np.dtype(_np.uint8), _np.dtype(_np.float32)):
+            raise ValueError(f"dtype: expected 'uint8' or 'float32', found {dtype!r}")
+        if xy is None or radius is None:
+            raise TypeError("render() needs xy= and radius=")
+        return _render_gpu(arrays, background, shading, animation, seed, renderer, mode, size, frame, frames, kind,
+                           output, stream, progress, out)
+    if out is not None:
+        raise ValueError("out: is for GPU arrays in (xy=, radius=, ... on the GPU)")
+    if output == "cuda":
+        raise ValueError("output: 'cuda' is for GPU arrays in (xy=, radius=, ... on the GPU); host scenes give NumPy")
     wh = _size(size, (0, 0))
     if scene is None:
         if xy is None or radius is None:

@@ -6,21 +6,28 @@
 
 namespace circles::binned {
 
+std::size_t radius_sample_step(std::size_t n) { return std::max<std::size_t>(1, n / 1024); }
+
 SceneFacts scene_facts(const Scene& scene, int width, int height) {
-  SceneFacts f;
   const std::size_t n = scene.circles.size();
+  std::vector<float> radii;
+  for (std::size_t k = 0; k < n; k += radius_sample_step(n)) radii.push_back(scene.circles[k].radius);
+  return scene_facts(scene, n, std::move(radii), mode_facts(scene), width, height);
+}
+
+SceneFacts scene_facts(const Scene& scene, std::size_t n, std::vector<float> radii, const ModeFacts& modes, int width,
+                       int height) {
+  SceneFacts f;
   f.circles = n;
   f.shading = scene.shading;
-  std::vector<float> radii;
-  for (std::size_t k = 0; k < n; k += std::max<std::size_t>(1, n / 1024)) radii.push_back(scene.circles[k].radius);
   const int side = std::min(width, height);
   for (float r : radii) f.mean_area_px += 3.14159265 * (r * side) * (r * side);  // r * side in float
   f.mean_area_px = radii.empty() ? 0.0 : f.mean_area_px / static_cast<double>(radii.size());
   std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
   f.median_radius_px = radii.empty() ? 0.f : radii[radii.size() / 2] * static_cast<float>(side);
   f.depth = static_cast<double>(n) * f.mean_area_px / (static_cast<double>(width) * height);
-  f.early_refusal = early_exit_refusal(scene);
-  f.half_refusal = half_colour_refusal(scene);
+  f.early_refusal = early_exit_refusal(scene, modes);
+  f.half_refusal = half_colour_refusal(scene, modes);
   return f;
 }
 

@@ -46,6 +46,11 @@ struct SceneFacts {
   std::string half_refusal;      // half_colour_refusal(scene)
 };
 SceneFacts scene_facts(const Scene& scene, int width, int height);
+// The same from what was gathered elsewhere (circles on the GPU): n circles, the radius of every
+// radius_sample_step(n)-th one, their ModeFacts, and `scene`'s settings.
+SceneFacts scene_facts(const Scene& scene, std::size_t n, std::vector<float> radius_sample, const ModeFacts& modes,
+                       int width, int height);
+std::size_t radius_sample_step(std::size_t n);
 
 // What was asked for (RendererSettings, resolved).
 struct Asked {

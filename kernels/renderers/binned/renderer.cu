@@ -72,6 +72,20 @@ int bits_for(unsigned n) {
   return b;
 }
 
+// The pairs estimate_pairs counts on the host, for circles that are only on the device: each
+// circle's bounding-box tiles, summed per warp, one atomic a warp.
+__global__ void estimate_pairs_kernel(const float4* pos, int n, View v, int tile_shift, unsigned long long* sum) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long pairs = 0;
+  if (k < n) {
+    const float4 p = pos[k];
+    const TileRect t = tile_rect(p.x, p.y, p.w, v, tile_shift);
+    if (t.x1 >= t.x0) pairs = static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
+  }
+  for (int o = 16; o > 0; o /= 2) pairs += __shfl_down_sync(0xffffffffu, pairs, o);
+  if ((threadIdx.x & 31) == 0 && pairs) atomicAdd(sum, pairs);
+}
+
 class CudaTileBinnedRenderer final : public CudaRenderer {
  public:
   CudaTileBinnedRenderer(int tile, DeviceScan scan, bool early, bool half_colour, const BinnedChoices& forced)
@@ -94,15 +108,36 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void load(const Scene& scene, int width, int height) override {
     const std::size_t n = scene.circles.size();
     facts_ = scene_facts(scene, width, height);
-    // The plan of this scene's frames (plan.h): the mode, and the kernels' choices that depend
-    // on the circles' size only; kept once the memory check has passed.
+    const unsigned long long estimate = estimate_pairs(scene, width, height);
+    const LoadPlan plan = plan_and_check(n, estimate, width, height);
+    CudaRenderer::load_unchecked(scene, width, height);
+    finish_load(plan, n, estimate);
+  }
+
+  // Circles on the GPU already: gathered and checked there (the memory for the circles checked
+  // first), the plan's facts and the pairs estimated from them there, then the rest checked.
+  bool load_device(const Scene& settings, const CircleArrays& arrays, const void* stream, int width,
+                   int height) override {
+    const std::size_t n = circle_count(arrays);
+    check_device_memory(n, width, height, 0, "cuda-tile-binned/" + std::to_string(tile_), "its circles", 0);
+    DeviceInputFacts d = gather_device(arrays, n, settings.shading, stream, radius_sample_step(n));
+    facts_ = scene_facts(settings, n, std::move(d.radius_sample), d.modes, width, height);
+    const unsigned long long estimate = estimate_pairs_device(n, width, height);
+    const LoadPlan plan = plan_and_check(n, estimate, width, height);
+    CudaRenderer::load_settings(settings, n, width, height);
+    finish_load(plan, n, estimate);
+    return true;
+  }
+
+  // The plan of this scene's frames (plan.h): the mode, and the kernels' choices that depend on
+  // the circles' size only; returned once the memory check has passed.
+  LoadPlan plan_and_check(std::size_t n, unsigned long long estimate, int width, int height) {
     const LoadPlan plan = plan_load(facts_, width, height, asked_);
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
     // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
     // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
     // temporaries: about 20 bytes.
     budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(std::min(limit_, kMaxChunkPairs))));
-    const unsigned long long estimate = estimate_pairs(scene, width, height);
     const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate));
     // Binning by counting: a matrix of tiles x blocks of circles and its scan.
     const double matrix_bytes =
@@ -117,9 +152,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                         4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
                         8.0 * ranges_.size() + temp_.size() +
                         4.0 * transmittance_.size() + settled_.size();
-    check_device_memory(scene, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
+    check_device_memory(n, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
                         "pair budget " + std::to_string(budget_), held);
-    CudaRenderer::load_unchecked(scene, width, height);
+    return plan;
+  }
+
+  void finish_load(const LoadPlan& plan, std::size_t n, unsigned long long estimate) {
     reset_device_memory_peak();
     load_ = plan;
     chunk_ = static_cast<int>(n);
@@ -158,6 +196,22 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       const TileRect t = tile_rect(c.x, c.y, c.radius, v, tile_shift());
       if (t.x1 >= t.x0) pairs += static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
     }
+    return pairs;
+  }
+
+  // estimate_pairs of the circles gathered on the GPU (the same tile_rect on the same floats).
+  unsigned long long estimate_pairs_device(std::size_t n, int width, int height) {
+    if (n == 0) return 0;
+    pair_sum_.reserve(1);
+    DeviceBuffer<unsigned long long>& sum = pair_sum_;
+    CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream()));
+    const int threads = 256;
+    estimate_pairs_kernel<<<static_cast<unsigned>((n + threads - 1) / threads), threads, 0, stream()>>>(
+        circles().pos_rad, static_cast<int>(n), make_view(width, height), tile_shift(), sum.get());
+    CUDA_CHECK_LAUNCH();
+    unsigned long long pairs = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&pairs, sum.get(), sizeof pairs, cudaMemcpyDeviceToHost, stream()));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
     return pairs;
   }
 
@@ -554,6 +608,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // frame's decisions.
   const Asked asked_;
   SceneFacts facts_;
+  DeviceBuffer<unsigned long long> pair_sum_;  // estimate_pairs_device's sum
   LoadPlan load_;
   FramePlan frame_;
   Scratch scratch_;      // the scan's temporaries; grow to the largest chunk, then stay
