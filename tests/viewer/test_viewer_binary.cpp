@@ -257,6 +257,16 @@ TEST_F(ViewerBinary, FixedRenderSizeIsLetterboxedAndASceneFileLoads) {
   EXPECT_TRUE(scene_area_shows(read_png(path("shot.png")), cpu_ref_render(path("s.scene"), "120x60"), kPanelWidth, 2));
 }
 
+TEST_F(ViewerBinary, ABinaryNpzSceneLoads) {
+  // Shown as the same scene's text file is drawn.
+  ASSERT_EQ(circles({"scene", "save", "rgby", path("s.npz")}).rc, 0);
+  ASSERT_EQ(circles({"scene", "save", "rgby", path("s.scene")}).rc, 0);
+  const Result v = circles({"view", "--offscreen", path("s.npz"), "-r", "cpu-ref", "--quit-after", "2", "-s", "600x300",
+                         "--render-size", "120x60", "--screenshot", path("shot.png")});
+  ASSERT_EQ(v.rc, 0) << describe(v);
+  EXPECT_TRUE(scene_area_shows(read_png(path("shot.png")), cpu_ref_render(path("s.scene"), "120x60"), kPanelWidth, 2));
+}
+
 TEST_F(ViewerBinary, CheckPassesAndTheDiffOverlayShowsInTheScreenshot) {
   const Result v = circles({"view", "--offscreen", "rand10k", "-r", "cpu-mt", "--quit-after", "2", "-s", "520x160",
                          "--check", "--diff-overlay", "--screenshot", path("shot.png")});
