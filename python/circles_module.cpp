@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <signal.h>
 
 #include <array>
 #include <cstdint>
@@ -207,11 +208,53 @@ py::capsule to_dlpack(const std::shared_ptr<GpuFrames>& f, const py::object& con
   });
 }
 
-// A field from the package's parse of __cuda_array_interface__: None, or (pointer, dtype code
-// 0/1/2 for float16/32/64, shape, strides in bytes).
-circles::ArrayView device_view_of(const char* name, const py::object& value) {
+// A GPU array handed over by DLPack (a capsule from its __dlpack__), as device_view_of takes it:
+// (pointer, dtype code, shape, strides in bytes). The capsule is left as it is (still named
+// "dltensor"), so the producer's memory lives until the package drops the capsule after the call.
+py::tuple dlpack_field(const std::string& name, const py::capsule& capsule) {
+  const auto* m = static_cast<const DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!m) {
+    PyErr_Clear();
+    throw circles::ArrayError(name, "expected an unused DLPack capsule named 'dltensor'");
+  }
+  const DLTensor& t = m->dl_tensor;
+  if (t.device.device_type != 2 && t.device.device_type != 13)
+    throw circles::ArrayError(name, "DLPack device type " + std::to_string(t.device.device_type) +
+                                        " is not a CUDA device (2, or 13 for managed memory)");
+  if (t.dtype.code != 2 || t.dtype.lanes != 1 || (t.dtype.bits != 16 && t.dtype.bits != 32 && t.dtype.bits != 64))
+    throw circles::ArrayError(name, "expected float16, float32 or float64 on the GPU, found DLPack dtype code " +
+                                        std::to_string(t.dtype.code) + " with " + std::to_string(t.dtype.bits) +
+                                        " bits (convert it there first)");
+  if (t.ndim < 0 || t.ndim > 2)
+    throw circles::ArrayError(name, "expected at most 2 dimensions, found " + std::to_string(t.ndim));
+  const int item = t.dtype.bits / 8;
+  py::tuple shape(t.ndim), strides(t.ndim);
+  std::int64_t step = item;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    shape[i] = t.shape[i];
+    strides[i] = t.strides ? t.strides[i] * item : step;  // DLPack strides count elements
+    step *= std::max<std::int64_t>(t.shape[i], 1);
+  }
+  const std::uintptr_t ptr = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+  return py::make_tuple(ptr, item == 2 ? 0 : item == 4 ? 1 : 2, shape, strides);
+}
+
+// A field from the package's parse of __cuda_array_interface__ or DLPack: None, (pointer, dtype
+// code 0/1/2 for float16/32/64, shape, strides in bytes), or a list of floats in host memory (a
+// scalar, or for color a row of 3 or 4), copied into *store and passed to the gather by value.
+circles::ArrayView device_view_of(const char* name, const py::object& value, std::vector<double>* store) {
   circles::ArrayView v;
   if (value.is_none()) return v;
+  if (py::isinstance<py::list>(value)) {
+    *store = value.cast<std::vector<double>>();
+    const bool row = std::strcmp(name, "color") == 0;
+    if (store->empty() || store->size() > 4 || (!row && store->size() != 1))
+      throw circles::ArrayError(name, "in host memory beside GPU arrays: expected a scalar or a colour row");
+    v = row ? circles::ArrayView::contiguous(store->data(), circles::DType::F64, static_cast<std::int64_t>(store->size()))
+            : circles::ArrayView::scalar(store->data(), circles::DType::F64);
+    v.host_constant = true;
+    return v;
+  }
   const py::tuple t = value.cast<py::tuple>();
   const std::uintptr_t ptr = t[0].cast<std::uintptr_t>();
   const int code = t[1].cast<int>();
@@ -306,6 +349,72 @@ void check_signals() {
   if (PyErr_CheckSignals() != 0) throw py::error_already_set();
 }
 
+// Ctrl-C inside one long frame. Python's SIGINT handler only notes the signal for the interpreter,
+// which cannot look while a render holds the thread with the GIL released; so while any render
+// runs, SIGINT first asks the renderers to stop (request_interrupt: they throw Interrupted
+// between pieces of the frame) and then goes on to Python's handler, whose KeyboardInterrupt
+// check_signals raises once the render has returned. The first render in installs the handler,
+// the last out restores Python's. Left alone when SIGINT is ignored or has its default action.
+struct sigaction g_python_sigint;
+std::mutex g_sigint_mutex;
+int g_sigint_users = 0;
+
+void on_sigint(int sig, siginfo_t* info, void* context) {
+  circles::request_interrupt();
+  if (g_python_sigint.sa_flags & SA_SIGINFO) g_python_sigint.sa_sigaction(sig, info, context);
+  else if (g_python_sigint.sa_handler != SIG_DFL && g_python_sigint.sa_handler != SIG_IGN)
+    g_python_sigint.sa_handler(sig);
+}
+
+class SigintBridge {
+ public:
+  SigintBridge() {
+    std::lock_guard<std::mutex> lock(g_sigint_mutex);
+    if (g_sigint_users > 0) {
+      ++g_sigint_users;
+      joined_ = true;
+      return;
+    }
+    struct sigaction now {};
+    if (sigaction(SIGINT, nullptr, &now) != 0) return;
+    if (!(now.sa_flags & SA_SIGINFO) && (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN)) return;
+    g_python_sigint = now;
+    struct sigaction mine = now;  // the same mask and flags, our function
+    mine.sa_flags |= SA_SIGINFO;
+    mine.sa_sigaction = &on_sigint;
+    if (sigaction(SIGINT, &mine, nullptr) != 0) return;
+    g_sigint_users = 1;
+    joined_ = true;
+  }
+  ~SigintBridge() {
+    std::lock_guard<std::mutex> lock(g_sigint_mutex);
+    if (!joined_ || --g_sigint_users > 0) return;
+    sigaction(SIGINT, &g_python_sigint, nullptr);
+    circles::clear_interrupt();
+  }
+  SigintBridge(const SigintBridge&) = delete;
+  SigintBridge& operator=(const SigintBridge&) = delete;
+
+ private:
+  bool joined_ = false;
+};
+
+// Runs `work` (which releases the GIL itself) until it ends without Interrupted: an interruption
+// whose signal raises in Python (KeyboardInterrupt) propagates; one that does not (a handler that
+// returns, or a thread other than the main one, where Python raises nothing) draws again.
+template <class Work>
+void interruptible(Work&& work) {
+  for (;;) {
+    try {
+      work();
+      return;
+    } catch (const circles::Interrupted&) {
+      check_signals();
+      circles::clear_interrupt();
+    }
+  }
+}
+
 // Draws `frames` (empty: the one frame `frame`, -1 the scene's own) of every scene in `scenes` on
 // one Canvas per scene, into a new (len(scenes) * frame count, H, W, 4) array of uint8 or float32,
 // top row first. The GIL is released while a canvas loads and while a frame is drawn and read;
@@ -314,6 +423,7 @@ void check_signals() {
 py::array render_frames(const py::list& scene_list, const std::string& renderer, const std::string& mode, int width,
                         int height, std::int64_t frame, const py::array_t<std::int64_t, py::array::c_style>& frames,
                         bool float32, const py::object& progress) {
+  SigintBridge sigint;
   // References of our own: the list may change while the GIL is released.
   std::vector<py::object> held;
   std::vector<const circles::Scene*> scenes;
@@ -390,7 +500,7 @@ py::array render_frames(const py::list& scene_list, const std::string& renderer,
     circles::Canvas* canvas = k->canvas.get();
     check_signals();
     for (std::size_t f = 0; f < per_scene; ++f) {
-      {
+      interruptible([&] {
         py::gil_scoped_release release;
         const std::int64_t at = frame_count ? frame_list[f] : first;
         // A still scene draws any frame; an animation only forward (a new load otherwise).
@@ -399,7 +509,7 @@ py::array render_frames(const py::list& scene_list, const std::string& renderer,
         char* dst = base + done * image_bytes;
         if (float32) canvas->read_rgba32f(reinterpret_cast<float*>(dst));
         else canvas->read_rgba8(reinterpret_cast<std::uint8_t*>(dst));
-      }
+      });
       ++done;
       check_signals();
       if (!progress.is_none()) progress(done, images);
@@ -419,6 +529,7 @@ py::object render_device(const py::list& fields, int scene_width, int scene_heig
                          int height, std::int64_t frame, const py::array_t<std::int64_t, py::array::c_style>& frames,
                          bool float32, std::uintptr_t in_stream, bool to_cuda, std::uintptr_t out_stream,
                          std::uintptr_t dst, std::size_t dst_row_stride, const py::object& progress) {
+  SigintBridge sigint;
   circles::Scene settings;
   settings.name = "GPU arrays";
   settings.width = scene_width;
@@ -434,7 +545,8 @@ py::object render_device(const py::list& fields, int scene_width, int scene_heig
   static const char* const names[6] = {"xy", "radius", "color", "alpha", "z", "velocity"};
   circles::CircleArrays a;
   circles::ArrayView* slots[6] = {&a.xy, &a.radius, &a.color, &a.alpha, &a.z, &a.velocity};
-  for (int k = 0; k < 6; ++k) *slots[k] = device_view_of(names[k], fields[k]);
+  std::vector<double> constants[6];
+  for (int k = 0; k < 6; ++k) *slots[k] = device_view_of(names[k], fields[k], &constants[k]);
   const int w = width ? width : scene_width, h = height ? height : scene_height;
   if (w < 1 || h < 1 || w > 16384 || h > 16384)
     throw std::invalid_argument("size: width and height must be 1..16384, found " + std::to_string(w) + "x" +
@@ -493,7 +605,7 @@ py::object render_device(const py::list& fields, int scene_width, int scene_heig
     host_base = static_cast<char*>(host.mutable_data());
   }
   for (std::size_t f = 0; f < count; ++f) {
-    {
+    interruptible([&] {
       py::gil_scoped_release release;
       const std::int64_t at = frames.size() ? frame_list[f] : first;
       canvas->draw(at);
@@ -501,7 +613,7 @@ py::object render_device(const py::list& fields, int scene_width, int scene_heig
       else if (to_cuda) canvas->write_device(static_cast<char*>(gpu->ptr) + f * image_bytes, float32, out);
       else if (float32) canvas->read_rgba32f(reinterpret_cast<float*>(host_base + f * image_bytes));
       else canvas->read_rgba8(reinterpret_cast<std::uint8_t*>(host_base + f * image_bytes));
-    }
+    });
     check_signals();
     if (!progress.is_none()) progress(f + 1, count);
   }
@@ -687,6 +799,8 @@ PYBIND11_MODULE(_circles, m) {
         py::arg("width"), py::arg("height"), py::arg("frame"), py::arg("frames"), py::arg("float32"),
         py::arg("in_stream"), py::arg("to_cuda"), py::arg("out_stream"), py::arg("dst"), py::arg("dst_row_stride"),
         py::arg("progress"));
+  m.def("dlpack_field", &dlpack_field, py::arg("name"), py::arg("capsule"),
+        "(pointer, dtype code, shape, strides in bytes) of a DLPack capsule on a CUDA device.");
   m.def("circle_bytes_uploaded", &circles::circle_bytes_uploaded,
         "Bytes of circles copied from the host to the GPU by CUDA renderers in this process.");
   m.def("write_png", &write_png, py::arg("path"), py::arg("image"));

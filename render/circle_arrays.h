@@ -35,6 +35,9 @@ struct ArrayView {
   int ndim = 0;
   std::int64_t shape[2] = {0, 0};
   std::int64_t strides[2] = {0, 0};
+  // For the device gather (Renderer::load_device) only: this field, a scalar or a colour row, is
+  // in host memory while the others are on the GPU; its values are passed to the gather by value.
+  bool host_constant = false;
   bool present() const { return data != nullptr; }
   // One contiguous C-order float array of `rows` x `cols` (cols 0: one dimension of `rows`).
   static ArrayView contiguous(const void* data, DType dtype, std::int64_t rows, std::int64_t cols = 0);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "render/animate.h"
+#include "render/interrupt.h"
 #include "render/progress.h"
 #include "render/raster.h"
 #include "render/renderer.h"
@@ -127,7 +128,10 @@ class CpuRenderer : public Renderer {
 
   void seek(std::int64_t frame) override {
     if (scene_.animation == Animation::None) scene_.frame = std::max(scene_.frame, frame);
-    while (scene_.frame < frame) advance();
+    while (scene_.frame < frame) {
+      stop_if_interrupted();  // between frames: the scene stays a whole frame's
+      advance();
+    }
   }
 
   void read_image(Image* out) override { *out = image_; }
@@ -169,6 +173,7 @@ class CpuRefRenderer final : public CpuRenderer {
     clear_rows(0, view_.height);
     const std::size_t n = scene_.circles.size();
     for (std::size_t k = 0; k < n; ++k) {
+      stop_if_interrupted();  // a relaxed load a circle: nothing beside its pixels
       if ((k & 4095) == 0) progress_within(static_cast<double>(k) / n);
       const Circle& c = scene_.circles[k];
       int i0, i1, j0, j1;
@@ -209,17 +214,20 @@ class CpuMtRenderer final : public CpuRenderer {
       for (auto& v : b) v.clear();
     }
     bin_chunk_ = chunk;
+    // The workers skip what is left once an interrupt is asked for; this thread throws.
     parallel_for(chunks, 1, [](void* self, std::size_t b, std::size_t e) {
-      for (std::size_t k = b; k < e; ++k) static_cast<CpuMtRenderer*>(self)->bin(k);
+      for (std::size_t k = b; k < e && !interrupt_requested(); ++k) static_cast<CpuMtRenderer*>(self)->bin(k);
     }, this);
+    stop_if_interrupted();
     tiles_done_ = 0;
     parallel_for(tiles, 1, [](void* self, std::size_t b, std::size_t e) {
       auto* me = static_cast<CpuMtRenderer*>(self);
-      for (std::size_t t = b; t < e; ++t) {
+      for (std::size_t t = b; t < e && !interrupt_requested(); ++t) {
         me->shade_tile(t);
         progress_within(static_cast<double>(++me->tiles_done_) / (static_cast<double>(me->tiles_x_) * me->tiles_y_));
       }
     }, this);
+    stop_if_interrupted();
   }
 
   void bin(std::size_t k) {

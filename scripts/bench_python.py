@@ -6,10 +6,14 @@ For one scene (default rand1M at 1024x1024) and cuda-tile-binned in its exact de
   - circles.render from PyTorch tensors on the GPU (columns of one (N, 10) tensor, read with
     their strides), frames returned on the GPU: the median time a call adds to a stream kept
     busy (many calls, one synchronize), and the median of calls waited for one by one,
-  - the same with the frame returned to NumPy, and from a host Scene (kept renderer).
+  - frames=range(F) in one call from the same tensors (the circles gathered and checked once,
+    then F frames drawn into one (F, H, W, 4) CudaFrames): the median cost a frame,
+  - the same with the frame returned to NumPy, and from a host Scene (kept renderer),
+  - the Python side alone (the core's call replaced by a no-op): argument checks and the
+    tensors' __cuda_array_interface__.
 
 Usage: PYTHONPATH=build/python python3 scripts/bench_python.py [--bin build/circles] [--scene rand1M]
-       [--size 1024x1024] [--repeat 50]
+       [--size 1024x1024] [--repeat 50] [--frames 50]
 """
 import argparse
 import json
@@ -38,6 +42,7 @@ def main():
     p.add_argument("--scene", default="rand1M")
     p.add_argument("--size", default="1024x1024")
     p.add_argument("--repeat", type=int, default=50)
+    p.add_argument("--frames", type=int, default=50)
     args = p.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
     import torch
@@ -75,11 +80,27 @@ def main():
         circles.render(**gpu, **kw, out=target)
     sync()
     into = (time.perf_counter() - t) * 1e3 / args.repeat
+    # Frames in one call: the gather once, then a frame each.
+    batch = []
+    for _ in range(5):
+        t = time.perf_counter()
+        circles.render(**gpu, **kw, frames=range(args.frames))
+        sync()
+        batch.append((time.perf_counter() - t) * 1e3 / args.frames)
+    per_frame = statistics.median(batch)
+    # The Python side alone.
+    core, circles._circles.render_device = circles._circles.render_device, lambda *a: None
+    try:
+        python_side = median_ms(lambda: circles.render(**gpu, **kw, out=target), args.repeat * 10, lambda: None)
+    finally:
+        circles._circles.render_device = core
     numpy_out = median_ms(lambda: circles.render(**gpu, **kw, output="numpy"), args.repeat, sync)
     host = median_ms(lambda: circles.render(scene, size=(w, h), renderer="cuda-tile-binned"), args.repeat, sync)
     print(f"  circles.render, torch tensors in, frame on the GPU: {queued:.3f} ms a call queued, "
           f"{waited:.3f} ms a call waited for")
     print(f"  circles.render, torch tensors in, out= a torch tensor: {into:.3f} ms a call queued")
+    print(f"  circles.render, torch tensors in, frames=range({args.frames}) in one call: {per_frame:.3f} ms a frame")
+    print(f"  circles.render's Python side (tensors' interfaces, argument checks): {python_side:.3f} ms")
     print(f"  circles.render, torch tensors in, NumPy frame out: {numpy_out:.3f} ms")
     print(f"  circles.render, host Scene (kept renderer), NumPy frame out: {host:.3f} ms")
     # The frames timed are the picture: cpu-ref's bytes, as circles bench's are.

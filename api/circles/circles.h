@@ -19,6 +19,7 @@
 #include "render/builtin_scenes.h"  // load_scene, scene_registry
 #include "render/circle_arrays.h"  // ArrayView, CircleArrays, ArrayError
 #include "render/image.h"          // Image (float RGBA, row 0 at the bottom)
+#include "render/interrupt.h"      // request_interrupt, Interrupted
 #include "render/npy.h"            // NpyError
 #include "render/renderer.h"       // RendererSettings, StageTiming, Workload
 #include "render/scene.h"          // Scene, Circle, Background, Shading, Animation
@@ -94,7 +95,9 @@ class Canvas {
   const std::string& renderer() const;
 
   // Draws frame `frame` (>= frame(); -1: frame()), then frame() is one more. Progress, when given,
-  // shows a long seek on the terminal.
+  // shows a long seek on the terminal. request_interrupt() (from a signal handler, or another
+  // thread) stops a long frame or seek part-way with Interrupted; the canvas stays usable, and
+  // drawing the same frame again (after clear_interrupt()) draws it whole.
   void draw(std::int64_t frame = -1, Progress* progress = nullptr);
   // The last frame drawn.
   Image image();

@@ -39,11 +39,15 @@ void CudaRenderer::check_device_memory(std::size_t circles, int width, int heigh
   const double need = n * (2 * sizeof(float4) + sizeof(float2)) + static_cast<double>(width) * height * sizeof(float4) + extra;
   const double held = static_cast<double>(pos_rad_.size() + color_.size() + image_.size()) * sizeof(float4) +
                       static_cast<double>(velocity_.size()) * sizeof(float2) + held_extra;
+  const char* cap = std::getenv("CIRCLES_GPU_MEMORY_LIMIT_MB");
+  // What it holds already suffices (a load like the last one): no need to ask the driver, whose
+  // answer costs tens of microseconds.
+  if (need <= held && !(cap && *cap)) return;
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   double avail = static_cast<double>(free_bytes) + held;
   std::string limit_note;
-  if (const char* cap = std::getenv("CIRCLES_GPU_MEMORY_LIMIT_MB"); cap && *cap) {
+  if (cap && *cap) {
     const double limit = std::strtod(cap, nullptr) * 1024 * 1024;
     if (limit >= 0 && limit < avail) {
       avail = limit;
@@ -70,13 +74,14 @@ bool CudaRenderer::load_device(const Scene& settings, const CircleArrays& arrays
                                int height) {
   const std::size_t n = circle_count(arrays);
   check_device_memory(n, width, height, 0, "this renderer", "", 0);
-  gather_device(arrays, n, settings.shading, stream, 0);
+  begin_gather_device(arrays, n, settings.shading, stream, 0);
+  end_gather_device(arrays);
   load_settings(settings, n, width, height);
   return true;
 }
 
-DeviceInputFacts CudaRenderer::gather_device(const CircleArrays& arrays, std::size_t n, Shading shading,
-                                             const void* stream, std::size_t sample_step) {
+void CudaRenderer::begin_gather_device(const CircleArrays& arrays, std::size_t n, Shading shading, const void* stream,
+                                       std::size_t sample_step) {
   if (n > static_cast<std::size_t>(INT_MAX))
     throw std::invalid_argument("xy: " + std::to_string(n) + " circles, more than this renderer takes (2^31 - 1)");
   count_ = 0;  // until the gather has succeeded
@@ -87,8 +92,12 @@ DeviceInputFacts CudaRenderer::gather_device(const CircleArrays& arrays, std::si
   cudaStream_t theirs = static_cast<cudaStream_t>(const_cast<void*>(stream));
   CUDA_CHECK(cudaEventRecord(input_ready_.get(), theirs));
   CUDA_CHECK(cudaStreamWaitEvent(this->stream(), input_ready_.get(), 0));
-  return gather_device_circles(arrays, n, shading, pos_rad_.get(), color_.get(), velocity_.get(), sample_step,
-                               &input_scratch_, this->stream());
+  begin_gather_device_circles(arrays, n, shading, pos_rad_.get(), color_.get(), velocity_.get(), sample_step,
+                              &input_scratch_, this->stream());
+}
+
+DeviceInputFacts CudaRenderer::end_gather_device(const CircleArrays& arrays) {
+  return end_gather_device_circles(arrays, &input_scratch_, stream());
 }
 
 bool CudaRenderer::write_device(void* dst, std::size_t row_stride, bool float32, const void* stream) {
@@ -205,7 +214,12 @@ void CudaRenderer::render() {
     tile_cycles_.reserve(tiles);
     CUDA_CHECK(cudaMemsetAsync(tile_cycles_.get(), 0, tiles * sizeof(unsigned long long), stream()));
   }
-  draw();
+  try {
+    draw();
+  } catch (const Interrupted&) {  // stopped between chunks: the slot ends with what was done
+    timer_.close(stream());
+    throw;
+  }
   if (step_pending_) throw std::logic_error("render: draw() left the animation step undone");
   if (swap_after_draw_) {  // the step's new state, in the spare buffers, is the circles' now
     std::swap(pos_rad_, pos_rad_spare_);

@@ -11,6 +11,7 @@
 #include "kernels/cuda/stage_timer.h"
 #include "kernels/renderers/device_input.cuh"
 #include "render/animate.h"
+#include "render/interrupt.h"
 #include "render/raster.h"
 #include "render/renderer.h"
 
@@ -93,7 +94,10 @@ class CudaRenderer : public Renderer {
   void advance() override;
   void seek(std::int64_t frame) override {
     if (animation_ == Animation::None && frame > frame_) frame_ = frame;
-    while (frame_ < frame) advance();
+    while (frame_ < frame) {
+      if ((frame_ & 63) == 0) stop_if_interrupted();  // between frames (each step whole)
+      advance();
+    }
   }
   void render() override;
   void read_image(Image* out) override;
@@ -140,11 +144,13 @@ class CudaRenderer : public Renderer {
   DeviceCircles circles() const { return {count_, pos_rad_.get(), color_.get()}; }
   // load() without the memory check, for renderers that check a larger need themselves.
   void load_unchecked(const Scene& scene, int width, int height);
-  // load_device()'s halves: the circles gathered from device arrays into the renderer's (n of
+  // load_device()'s parts: the gather of the circles from device arrays into the renderer's (n of
   // them, after the caller's `stream` has written them), with a radius every `sample_step`
-  // circles (0: none); then the rest of the scene taken as load_unchecked takes it.
-  DeviceInputFacts gather_device(const CircleArrays& arrays, std::size_t n, Shading shading,
-                                        const void* stream, std::size_t sample_step);
+  // circles (0: none), enqueued; its end, one wait for it and whatever was enqueued behind it,
+  // with its facts; then the rest of the scene taken as load_unchecked takes it.
+  void begin_gather_device(const CircleArrays& arrays, std::size_t n, Shading shading, const void* stream,
+                           std::size_t sample_step);
+  DeviceInputFacts end_gather_device(const CircleArrays& arrays);
   void load_settings(const Scene& settings, std::size_t n, int width, int height);
   // Refuses, before allocating, a load that cannot fit in the GPU's free memory plus what this
   // renderer already holds (its circles, image and `held_extra` bytes): `extra` bytes beyond the

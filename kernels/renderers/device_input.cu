@@ -22,6 +22,8 @@ struct DevField {
   const char* data = nullptr;
   int dtype = 1;  // 0 f16, 1 f32, 2 f64
   long long s0 = 0, s1 = 0;
+  bool constant = false;  // a host scalar or colour row, its values here
+  double value[4] = {0, 0, 0, 0};
 };
 
 struct DevInput {
@@ -32,16 +34,26 @@ struct DevInput {
   Shading shading = Shading::Flat;
 };
 
-// The facts, combined by the threads: first indices by atomicMin, the faint ones counted.
+// The facts, combined by the threads: first indices by atomicMin, the faint ones counted. The
+// first alpha that is not a sixteenth comes with its value: index << 32 | the float's bits.
 struct DevFacts {
   unsigned long long first_bad, first_colour_outside, first_alpha_outside, first_alpha_not_sixteenth, first_faint;
   unsigned long long faint;
 };
+constexpr int kFactWords = sizeof(DevFacts) / sizeof(unsigned long long);
 
 DevField field_of(const ArrayView& a, bool broadcast_row = false) {
   DevField f;
-  f.data = static_cast<const char*>(a.data);
   f.dtype = a.dtype == DType::F16 ? 0 : a.dtype == DType::F32 ? 1 : 2;
+  if (a.host_constant) {  // broadcast: the same values for every circle
+    if (a.ndim > 1 || (a.ndim == 1 && (!broadcast_row || a.shape[0] > 4)))
+      throw ArrayError("circles", "a field in host memory beside GPU arrays must be a scalar or a colour row");
+    f.constant = true;
+    const int count = a.ndim == 0 ? 1 : static_cast<int>(a.shape[0]);
+    for (int k = 0; k < count; ++k) f.value[k] = array_value(a, k * (a.ndim ? a.strides[0] : 0));
+    return f;
+  }
+  f.data = static_cast<const char*>(a.data);
   if (a.ndim == 2) {
     f.s0 = a.strides[0];
     f.s1 = a.strides[1];
@@ -53,6 +65,7 @@ DevField field_of(const ArrayView& a, bool broadcast_row = false) {
 }
 
 __device__ double load(const DevField& f, unsigned long long i, int j) {
+  if (f.constant) return f.value[j];
   const char* p = f.data + static_cast<long long>(i) * f.s0 + j * f.s1;
   if (f.dtype == 0) {
     __half h;
@@ -99,8 +112,11 @@ __global__ void gather_kernel(DevInput in, float4* pos, float4* col, float2* vel
     vy = load(in.velocity, i, 1);
     ok &= position_ok(vx) && position_ok(vy);
   }
-  if (!ok) {
+  if (!ok) {  // stored as zeros, so that what reads the circles before the check is seen reads numbers
     atomicMin(&facts->first_bad, i);
+    pos[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+    col[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+    vel[i] = make_float2(0.f, 0.f);
     return;
   }
   const float4 p = make_float4(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z), static_cast<float>(r));
@@ -112,7 +128,8 @@ __global__ void gather_kernel(DevInput in, float4* pos, float4* col, float2* vel
   // ModeFacts (render/modes.cpp's mode_facts), on the floats as stored.
   if (!(in_unit(c.x) && in_unit(c.y) && in_unit(c.z))) atomicMin(&facts->first_colour_outside, i);
   if (!in_unit(c.w)) atomicMin(&facts->first_alpha_outside, i);
-  if (!alpha_half_to_one_in_sixteenths(c.w)) atomicMin(&facts->first_alpha_not_sixteenth, i);
+  if (!alpha_half_to_one_in_sixteenths(c.w))
+    atomicMin(&facts->first_alpha_not_sixteenth, i << 32 | __float_as_uint(c.w));
   if (circle_is_faint(in.shading, c.w, p.z)) {
     atomicAdd(&facts->faint, 1ull);
     atomicMin(&facts->first_faint, i);
@@ -127,6 +144,10 @@ __global__ void sample_radii_kernel(const float4* pos, unsigned long long n, uns
 
 // Element (i, j) of a field, copied back: its bytes at the offset the kernel reads.
 void copy_element(const ArrayView& a, std::int64_t offset, void* dst) {
+  if (a.host_constant) {
+    std::memcpy(dst, static_cast<const char*>(a.data) + offset, static_cast<std::size_t>(dtype_size(a.dtype)));
+    return;
+  }
   CUDA_CHECK(cudaMemcpy(dst, static_cast<const char*>(a.data) + offset, static_cast<std::size_t>(dtype_size(a.dtype)),
                         cudaMemcpyDeviceToHost));
 }
@@ -187,9 +208,11 @@ __global__ void frame_out_kernel(const float4* image, int width, int height, cha
 
 }  // namespace
 
-DeviceInputFacts gather_device_circles(const CircleArrays& arrays, std::size_t n, Shading shading, float4* pos,
-                                       float4* color, float2* velocity, std::size_t sample_step,
-                                       DeviceInputScratch* scratch, cudaStream_t stream) {
+void begin_gather_device_circles(const CircleArrays& arrays, std::size_t n, Shading shading, float4* pos,
+                                 float4* color, float2* velocity, std::size_t sample_step, DeviceInputScratch* scratch,
+                                 cudaStream_t stream) {
+  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))  // the alpha fact packs an index in 32 bits
+    throw std::invalid_argument("xy: " + std::to_string(n) + " circles, more than a device gather takes (2^31 - 1)");
   DevInput in;
   in.n = n;
   in.shading = shading;
@@ -206,15 +229,20 @@ DeviceInputFacts gather_device_circles(const CircleArrays& arrays, std::size_t n
   if (in.has_z) in.z = field_of(arrays.z);
   in.has_velocity = arrays.velocity.present();
   if (in.has_velocity) in.velocity = field_of(arrays.velocity);
+  if (in.xy.constant || in.velocity.constant)
+    throw ArrayError(in.xy.constant ? "xy" : "velocity", "in host memory while other arrays are on the GPU");
 
-  const unsigned long long none = std::numeric_limits<unsigned long long>::max();
-  DevFacts init{none, none, none, none, none, 0};
-  static_assert(sizeof(DevFacts) == 6 * sizeof(unsigned long long), "DevFacts is six counters");
-  scratch->facts.reserve(6);
+  // The initial facts: every first index none, no faint circle.
+  scratch->facts.reserve(kFactWords);
+  scratch->facts_host.reserve(kFactWords);
+  unsigned long long* host = scratch->facts_host.get();
+  for (int k = 0; k < kFactWords; ++k) host[k] = k == kFactWords - 1 ? 0 : ~0ull;
   DevFacts* facts = reinterpret_cast<DevFacts*>(scratch->facts.get());
-  CUDA_CHECK(cudaMemcpyAsync(facts, &init, sizeof init, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(facts, host, sizeof(DevFacts), cudaMemcpyHostToDevice, stream));
   const unsigned long long count = sample_step ? (n + sample_step - 1) / sample_step : 0;
+  scratch->sample_count = static_cast<std::size_t>(count);
   scratch->sample.reserve(std::max<unsigned long long>(count, 1));
+  scratch->sample_host.reserve(std::max<unsigned long long>(count, 1));
   float* sample = scratch->sample.get();
   if (n) {
     const int threads = 256;
@@ -227,25 +255,31 @@ DeviceInputFacts gather_device_circles(const CircleArrays& arrays, std::size_t n
       CUDA_CHECK_LAUNCH();
     }
   }
-  DevFacts got;
-  DeviceInputFacts out;
-  out.radius_sample.resize(count);
-  CUDA_CHECK(cudaMemcpyAsync(&got, facts, sizeof got, cudaMemcpyDeviceToHost, stream));
+  // Behind the kernels; the host's initial values above were copied before these overwrite them.
+  CUDA_CHECK(cudaMemcpyAsync(host, facts, sizeof(DevFacts), cudaMemcpyDeviceToHost, stream));
   if (count)
-    CUDA_CHECK(cudaMemcpyAsync(out.radius_sample.data(), sample, count * sizeof(float), cudaMemcpyDeviceToHost,
+    CUDA_CHECK(cudaMemcpyAsync(scratch->sample_host.get(), sample, count * sizeof(float), cudaMemcpyDeviceToHost,
                                stream));
+}
+
+DeviceInputFacts end_gather_device_circles(const CircleArrays& arrays, DeviceInputScratch* scratch,
+                                           cudaStream_t stream) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  DevFacts got;
+  std::memcpy(&got, scratch->facts_host.get(), sizeof got);
+  const unsigned long long none = ~0ull;
   if (got.first_bad != none) throw_bad_circle(arrays, static_cast<std::size_t>(got.first_bad));
+  DeviceInputFacts out;
+  out.radius_sample.assign(scratch->sample_host.get(), scratch->sample_host.get() + scratch->sample_count);
   auto index = [&](unsigned long long v) { return v == none ? ModeFacts::kNone : static_cast<std::size_t>(v); };
   out.modes.first_colour_outside = index(got.first_colour_outside);
   out.modes.first_alpha_outside = index(got.first_alpha_outside);
-  out.modes.first_alpha_not_sixteenth = index(got.first_alpha_not_sixteenth);
   out.modes.faint = static_cast<std::size_t>(got.faint);
   out.modes.first_faint = got.faint ? static_cast<std::size_t>(got.first_faint) : 0;
-  if (out.modes.first_alpha_not_sixteenth != ModeFacts::kNone) {
-    float4 c;
-    CUDA_CHECK(cudaMemcpy(&c, color + out.modes.first_alpha_not_sixteenth, sizeof c, cudaMemcpyDeviceToHost));
-    out.modes.that_alpha = c.w;
+  if (got.first_alpha_not_sixteenth != none) {
+    out.modes.first_alpha_not_sixteenth = static_cast<std::size_t>(got.first_alpha_not_sixteenth >> 32);
+    const std::uint32_t bits = static_cast<std::uint32_t>(got.first_alpha_not_sixteenth & 0xffffffffu);
+    std::memcpy(&out.modes.that_alpha, &bits, sizeof bits);
   }
   return out;
 }

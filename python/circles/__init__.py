@@ -345,31 +345,59 @@ def default_renderer():
 _CUDA_TYPES = {"<f2": 0, "<f4": 1, "<f8": 2}
 
 
+# Host values that are never GPU arrays (checked first: asking a torch tensor for its
+# __cuda_array_interface__ builds the dict in Python each time).
+_HOST_TYPES = (int, float, _np.ndarray, _np.generic, _builtins.list, tuple, range)
+
+
+def _gpu_array(name, value):
+    """How a field is on the GPU: ('cai', interface dict), ('dlpack', value) for an object with
+    only __dlpack__ on a CUDA device, or None (absent, or in host memory)."""
+    if value is None or isinstance(value, _HOST_TYPES):
+        return None
+    try:
+        cai = value.__cuda_array_interface__
+    except AttributeError:
+        cai = None
+    except Exception as e:  # e.g. torch: a tensor that requires grad
+        raise ValueError(f"{name}: {e}") from None
+    if cai is not None:
+        return "cai", cai
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        if value.__dlpack_device__()[0] in (2, 13):  # kDLCUDA, kDLCUDAManaged
+            return "dlpack", value
+    return None
+
+
 def _on_gpu(value):
-    return value is not None and hasattr(value, "__cuda_array_interface__")
+    return _gpu_array("value", value) is not None
 
 
-def _cuda_field(name, value):
-    """A GPU array's __cuda_array_interface__ as the core takes it: (pointer, dtype code, shape,
-    strides in bytes), and the stream it was written on (None: no stream named)."""
-    if value is None:
-        return None, None
-    if not _on_gpu(value):
-        raise ValueError(f"{name}: in host memory while other arrays are on the GPU: pass them all on one side")
-    cai = value.__cuda_array_interface__
+def _cai_field(name, cai):
+    """A __cuda_array_interface__ as the core takes it: (pointer, dtype code, shape, strides in
+    bytes), and the stream it was written on (None: no stream named)."""
     typestr = cai["typestr"]
     if typestr not in _CUDA_TYPES:
         raise ValueError(f"{name}: expected float16, float32 or float64 on the GPU, found typestr {typestr!r} "
                          "(convert it there first, e.g. tensor.float())")
-    shape = tuple(int(d) for d in cai["shape"])
-    itemsize = int(typestr[2])
+    shape = tuple(cai["shape"])
     strides = cai.get("strides")
     if strides is None:  # C order
-        strides, step = [], itemsize
-        for d in reversed(shape):
-            strides.insert(0, step)
-            step *= max(d, 1)
-    return (int(cai["data"][0]), _CUDA_TYPES[typestr], shape, tuple(int(t) for t in strides)), cai.get("stream")
+        item = int(typestr[2])
+        strides = (shape[1] * item, item) if len(shape) == 2 else (item,) * len(shape)
+    return (cai["data"][0], _CUDA_TYPES[typestr], shape, tuple(strides)), cai.get("stream")
+
+
+def _host_constant(name, value):
+    """A host value allowed beside GPU arrays, as a list of floats: a scalar (radius, alpha, z) or a
+    colour row of 3 or 4 values (color)."""
+    a = _float_array(name, value)
+    if a.ndim == 0 and name in ("radius", "alpha", "z"):
+        return [float(a)]
+    if name == "color" and a.shape in ((3,), (4,)):
+        return [float(v) for v in a]
+    raise ValueError(f"{name}: in host memory while other arrays are on the GPU: pass them all on one side "
+                     "(only a scalar radius, alpha or z, or one colour row, may stay on the host)")
 
 
 def _stream_handle(stream):
@@ -418,9 +446,10 @@ def circle_bytes_uploaded():
 
 def _out_target(out, width, height, kind):
     """The pointer and row stride of `out`, a GPU array (H, W, 4) of the frame's dtype."""
-    if not _on_gpu(out):
+    g = _gpu_array("out", out)
+    if g is None or g[0] != "cai":
         raise ValueError("out: expected a GPU array (__cuda_array_interface__), (height, width, 4)")
-    cai = out.__cuda_array_interface__
+    cai = g[1]
     want = "|u1" if kind == _np.uint8 else "<f4"
     if cai["typestr"] != want:
         raise ValueError(f"out: expected typestr {want!r} for dtype {kind}, found {cai['typestr']!r}")
@@ -434,17 +463,36 @@ def _out_target(out, width, height, kind):
     return int(cai["data"][0]), int(row)
 
 
-def _render_gpu(arrays, background, shading, animation, seed, renderer, mode, size, frame, frames, kind, output,
-                stream, progress, out=None):
-    fields, streams = [], []
-    for name in ("xy", "radius", "color", "alpha", "z", "velocity"):
-        f, s = _cuda_field(name, arrays.get(name))
-        fields.append(f)
-        if s is not None:
-            streams.append(int(s))
+_FIELDS = ("xy", "radius", "color", "alpha", "z", "velocity")
+_WHITE = ("solid", [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0])
+
+
+def _render_gpu(arrays, gpu, background, shading, animation, seed, renderer, mode, size, frame, frames, kind,
+                output, stream, progress, out=None):
+    fields = [None] * 6
+    in_stream = None
+    dlpacks = []
+    for k, name in enumerate(_FIELDS):
+        g = gpu.get(name)
+        if g is None:
+            if arrays[name] is not None:
+                fields[k] = _host_constant(name, arrays[name])
+        elif g[0] == "cai":
+            fields[k], s = _cai_field(name, g[1])
+            if s is not None and in_stream is None:
+                in_stream = int(s)
+        else:
+            dlpacks.append((k, name, g[1]))
+    if in_stream is None:
+        in_stream = _stream_handle(stream) if stream is not None else 0
+    # DLPack arrays are made ready on the stream the gather waits for (1: the legacy default).
+    keep = []
+    for k, name, value in dlpacks:
+        capsule = value.__dlpack__(stream=in_stream or 1)
+        keep.append(capsule)
+        fields[k] = _circles.dlpack_field(name, capsule)
     width, height = _size(size, (1024, 1024))
-    bg_kind, top, bottom = _background((1, 1, 1, 1) if background is None else background)
-    in_stream = streams[0] if streams else 0
+    bg_kind, top, bottom = _WHITE if background is None else _background(background)
     out_stream = _stream_handle(stream) if stream is not None else in_stream
     frame_list = _frames(frames) if frames is not None else _np.zeros(0, dtype=_np.int64)
     first = -1 if frame is None else _int("frame", frame, 0, 2**62)
@@ -506,7 +554,13 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
     if output not in (None, "numpy", "cuda"):
         raise ValueError(f"output: expected 'numpy' or 'cuda', found {output!r}")
     arrays = {"xy": xy, "radius": radius, "color": color, "alpha": alpha, "z": z, "velocity": velocity}
-    if scene is None and any(_on_gpu(v) for v in arrays.values()):
+    gpu = {}
+    if scene is None:
+        for name, value in arrays.items():
+            g = _gpu_array(name, value)
+            if g is not None:
+                gpu[name] = g
+    if gpu:
         try:
             kind = _np.dtype(dtype)
         except TypeError:
@@ -515,8 +569,8 @@ def render(scene=None, *, xy=None, radius=None, color=None, alpha=None, z=None, 
             raise ValueError(f"dtype: expected 'uint8' or 'float32', found {dtype!r}")
         if xy is None or radius is None:
             raise TypeError("render() needs xy= and radius=")
-        return _render_gpu(arrays, background, shading, animation, seed, renderer, mode, size, frame, frames, kind,
-                           output, stream, progress, out)
+        return _render_gpu(arrays, gpu, background, shading, animation, seed, renderer, mode, size, frame, frames,
+                           kind, output, stream, progress, out)
     if out is not None:
         raise ValueError("out: is for GPU arrays in (xy=, radius=, ... on the GPU)")
     if output == "cuda":

@@ -201,6 +201,27 @@ TEST(ApiTest, ACanvasDrawsTheFramesSeparateRendersDraw) {
   EXPECT_THROW(c.draw(3), std::invalid_argument) << "frames go forward";
 }
 
+// An interrupt asked for stops a frame (and a seek) part-way with Interrupted; once cleared, the
+// same frame draws whole, as a canvas that was never stopped draws it.
+TEST(ApiTest, AnInterruptStopsAFrameAndTheCanvasDrawsItAgain) {
+  const Scene s = load_scene("bouncingballs", 1);
+  for (const char* name : {"cpu-ref", "cpu-mt"}) {
+    RenderOptions o;
+    o.renderer = name;
+    o.width = o.height = 40;
+    Canvas c(s, o);
+    request_interrupt();
+    EXPECT_THROW(c.draw(), Interrupted) << name;
+    EXPECT_THROW(c.draw(30), Interrupted) << name << ": the seek stops too";
+    clear_interrupt();
+    c.draw(30);
+    RenderOptions thirty = o;
+    thirty.frame = 30;
+    EXPECT_EQ(to_rgba8(c.image()), to_rgba8(render(s, thirty))) << name;
+    EXPECT_FALSE(interrupt_requested());
+  }
+}
+
 TEST(ApiTest, NamesModesCheckAndBench) {
   bool ref = false;
   for (const RendererEntry& r : renderers())

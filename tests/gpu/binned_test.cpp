@@ -9,6 +9,7 @@
 #include "gpu/gpu_test_util.h"
 #include "render/compare.h"
 #include "render/inspect.h"
+#include "render/interrupt.h"
 #include "test_util.h"
 
 namespace circles {
@@ -54,6 +55,36 @@ TEST(GpuRenderer, BinnedChunksAreExact) {
       });
     }
   }
+  }
+}
+
+// An interrupt asked for stops a chunked frame between chunks (Interrupted); once cleared, the
+// frame drawn again is cpu-ref's, exact and early exit.
+TEST(GpuRenderer, BinnedChunksStopForAnInterruptAndDrawWholeAfter) {
+  REQUIRE_RENDERER(*find_renderer("cuda-tile-binned"));
+  const Scene& scene = cached_scene("rand10k");
+  for (bool early : {false, true}) {
+    RendererSettings s = forced("binned", {32, 0});  // binned in chunks: never the direct walk
+    s.early_exit = early;
+    s.binned.max_pairs = 1;
+    auto gpu = make_renderer("cuda-tile-binned", s);
+    ASSERT_TRUE(gpu->count_work(true));
+    gpu->load(scene, 257, 193);
+    request_interrupt();
+    EXPECT_THROW(gpu->render(), Interrupted) << (early ? "early exit" : "exact");
+    clear_interrupt();
+    gpu->render();
+    Workload w;
+    ASSERT_TRUE(gpu->work(&w));
+    EXPECT_GT(w.chunks, 2u) << gpu->plan();
+    Image a, b;
+    gpu->read_image(&a);
+    auto ref = make_renderer("cpu-ref");
+    ref->load(scene, 257, 193);
+    ref->render();
+    ref->read_image(&b);
+    EXPECT_EQ(frame_broken(allowed_modes("cuda-tile-binned", scene, s), gpu->mode(), a, b), "")
+        << (early ? "early exit" : "exact") << ": " << gpu->plan();
   }
 }
 

@@ -135,3 +135,65 @@ def test_frames_into_a_gpu_array_of_the_callers(framework):
     assert np.array_equal(host, expected)
     with pytest.raises(ValueError, match=r"out: expected shape \(80, 96, 4\)"):
         circles.render(**gpu, size=(96, 80), renderer="cuda-tile-binned", out=_to_gpu(framework, np.zeros((8, 8, 4), np.uint8)))
+
+
+class _DLPackOnly:
+    """A GPU array that offers DLPack and nothing else (as JAX's do): no __cuda_array_interface__."""
+
+    def __init__(self, array):
+        self._array = array
+        self.streams = []
+
+    def __dlpack__(self, stream=None, **kw):
+        self.streams.append(stream)
+        return self._array.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_dlpack_only_arrays_are_read_on_the_gpu(framework):
+    a = random_arrays(3000, seed=21)
+    expected = circles.render(**a, size=(128, 96), renderer="cpu-ref")
+    gpu = {k: _DLPackOnly(_to_gpu(framework, v.astype(np.float32))) for k, v in a.items()}
+    before = circles.circle_bytes_uploaded()
+    got = circles.render(**gpu, size=(128, 96), renderer="cuda-tile-binned", output="numpy")
+    assert circles.circle_bytes_uploaded() == before
+    assert np.array_equal(got, expected)
+    # The consumer's stream is named (1: the legacy default stream; 0 is not allowed by DLPack).
+    assert gpu["xy"].streams == [1]
+    # Strided (a column of a wider array) and float64 through DLPack too.
+    wide = _to_gpu(framework, np.column_stack([a["xy"], a["radius"]]))
+    got = circles.render(xy=_DLPackOnly(wide[:, 0:2]), radius=_DLPackOnly(wide[:, 2]), color=gpu["color"],
+                         alpha=gpu["alpha"], z=gpu["z"], size=(128, 96), renderer="cuda-tile-binned", output="numpy")
+    assert np.array_equal(got, expected)
+    bad = _to_gpu(framework, a["radius"].astype(np.float32))
+    bad[7] = -1.0
+    with pytest.raises(ValueError, match=r"radius\[7\]: must be greater than 0, found -1"):
+        circles.render(**dict(gpu, radius=_DLPackOnly(bad)), size=(128, 96), renderer="cuda-tile-binned")
+    ints = _to_gpu(framework, np.zeros(3000, np.int32))
+    with pytest.raises(ValueError, match=r"radius: expected float16, float32 or float64 on the GPU"):
+        circles.render(**dict(gpu, radius=_DLPackOnly(ints)), size=(128, 96), renderer="cuda-tile-binned")
+
+
+def test_host_scalars_and_a_colour_row_beside_gpu_arrays(framework):
+    rng = np.random.default_rng(4)
+    xy = rng.uniform(0, 1, (5000, 2)).astype(np.float16).astype(np.float64)
+    expected = circles.render(xy=xy, radius=0.03125, color=(0.25, 0.5, 1.0), alpha=0.75, z=0.5, size=(100, 100),
+                              renderer="cpu-ref")
+    got = circles.render(xy=_to_gpu(framework, xy), radius=0.03125, color=(0.25, 0.5, 1.0), alpha=0.75, z=0.5,
+                         size=(100, 100), renderer="cuda-tile-binned", output="numpy")
+    assert np.array_equal(got, expected)
+    # A scalar NumPy value and an RGBA row are host values too.
+    rgba = np.array([0.25, 0.5, 1.0, 0.75])
+    got = circles.render(xy=_to_gpu(framework, xy), radius=np.float32(0.03125), color=rgba, z=0.5, size=(100, 100),
+                         renderer="cuda-tile-binned", output="numpy")
+    assert np.array_equal(got, expected)
+    with pytest.raises(ValueError, match=r"radius\[0\]: must be greater than 0, found -1|radius: must be greater"):
+        circles.render(xy=_to_gpu(framework, xy), radius=-1.0, size=(100, 100), renderer="cuda-tile-binned")
+    with pytest.raises(ValueError, match=r"alpha.*found 2"):
+        circles.render(xy=_to_gpu(framework, xy), radius=0.01, alpha=2.0, size=(100, 100), renderer="cuda-tile-binned")
+    # Per-circle arrays must be on one side.
+    with pytest.raises(ValueError, match="color: in host memory while other arrays are on the GPU"):
+        circles.render(xy=_to_gpu(framework, xy), radius=0.01, color=rng.uniform(0, 1, (5000, 3)),
+                       size=(100, 100), renderer="cuda-tile-binned")

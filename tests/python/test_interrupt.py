@@ -89,3 +89,62 @@ def test_other_threads_run_while_a_scene_gathers_its_circles():
     if duration < 0.05:
         pytest.skip(f"the gather took only {duration * 1000:.0f} ms: too short to tell")
     assert ticks >= 5, (ticks, duration)
+
+
+# One frame far longer than the test waits: 50k circles of radius 0.4 at 1024x1024 on cpu-ref
+# (about 25 billion blends), so only an interruption inside the frame can end it in time.
+_ONE_LONG_FRAME = r"""
+import numpy as np, circles
+rng = np.random.default_rng(2)
+scene = circles.Scene(rng.random((50000, 2)), 0.4, color=rng.random((50000, 3)), alpha=0.01, size=(1024, 1024))
+print("drawing", flush=True)
+circles.render(scene, renderer="{renderer}")
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("renderer", ["cpu-ref", "cpu-mt"])
+def test_ctrl_c_stops_one_long_frame(renderer):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    child = subprocess.Popen([sys.executable, "-c", _ONE_LONG_FRAME.replace("{renderer}", renderer)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline() == "drawing\n"
+        time.sleep(1.0)
+        assert child.poll() is None, "the frame ended before it was interrupted"
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)
+        waited = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert "finished" not in out
+    assert "KeyboardInterrupt" in err, err
+    assert child.returncode == -signal.SIGINT, (child.returncode, err)
+    assert waited < 5, f"{waited:.1f} s from SIGINT to exit"
+
+
+def test_a_signal_whose_handler_returns_leaves_the_frame_whole():
+    # SIGINT with a Python handler that does not raise: the frame it interrupted is drawn again.
+    rng = np.random.default_rng(6)
+    scene = circles.Scene(rng.random((2000, 2)), 0.25, color=rng.random((2000, 3)), alpha=0.3, size=(512, 512))
+    start = time.perf_counter()
+    expected = circles.render(scene, renderer="cpu-ref")
+    took = time.perf_counter() - start
+    hits = []
+    previous = signal.signal(signal.SIGINT, lambda *_: hits.append(time.perf_counter()))
+    try:
+        timer = threading.Timer(0.3 * took, os.kill, (os.getpid(), signal.SIGINT))
+        begun = time.perf_counter()
+        timer.start()
+        got = circles.render(scene, renderer="cpu-ref")
+        ended = time.perf_counter()
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # The handler ran as soon as the frame stopped (not once it was done), and the frame was then
+    # drawn again, whole.
+    assert hits and begun < hits[0] < ended - 0.5 * took, (hits, begun, ended, took)
+    assert np.array_equal(got, expected)

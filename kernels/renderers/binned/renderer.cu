@@ -120,9 +120,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                    int height) override {
     const std::size_t n = circle_count(arrays);
     check_device_memory(n, width, height, 0, "cuda-tile-binned/" + std::to_string(tile_), "its circles", 0);
-    DeviceInputFacts d = gather_device(arrays, n, settings.shading, stream, radius_sample_step(n));
+    // One wait: for the gather and the pair estimate behind it (which reads zeros for a bad
+    // circle, and is not used then).
+    begin_gather_device(arrays, n, settings.shading, stream, radius_sample_step(n));
+    begin_estimate_pairs_device(n, width, height);
+    DeviceInputFacts d = end_gather_device(arrays);
     facts_ = scene_facts(settings, n, std::move(d.radius_sample), d.modes, width, height);
-    const unsigned long long estimate = estimate_pairs_device(n, width, height);
+    const unsigned long long estimate = n ? *pair_sum_host_.get() : 0;
     const LoadPlan plan = plan_and_check(n, estimate, width, height);
     CudaRenderer::load_settings(settings, n, width, height);
     finish_load(plan, n, estimate);
@@ -199,20 +203,19 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     return pairs;
   }
 
-  // estimate_pairs of the circles gathered on the GPU (the same tile_rect on the same floats).
-  unsigned long long estimate_pairs_device(std::size_t n, int width, int height) {
-    if (n == 0) return 0;
+  // estimate_pairs of the circles gathered on the GPU (the same tile_rect on the same floats),
+  // enqueued behind the gather; the sum lands in pair_sum_host_ once the stream has got there.
+  void begin_estimate_pairs_device(std::size_t n, int width, int height) {
+    if (n == 0) return;
     pair_sum_.reserve(1);
-    DeviceBuffer<unsigned long long>& sum = pair_sum_;
-    CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(unsigned long long), stream()));
+    pair_sum_host_.reserve(1);
+    CUDA_CHECK(cudaMemsetAsync(pair_sum_.get(), 0, sizeof(unsigned long long), stream()));
     const int threads = 256;
     estimate_pairs_kernel<<<static_cast<unsigned>((n + threads - 1) / threads), threads, 0, stream()>>>(
-        circles().pos_rad, static_cast<int>(n), make_view(width, height), tile_shift(), sum.get());
+        circles().pos_rad, static_cast<int>(n), make_view(width, height), tile_shift(), pair_sum_.get());
     CUDA_CHECK_LAUNCH();
-    unsigned long long pairs = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&pairs, sum.get(), sizeof pairs, cudaMemcpyDeviceToHost, stream()));
-    CUDA_CHECK(cudaStreamSynchronize(stream()));
-    return pairs;
+    CUDA_CHECK(cudaMemcpyAsync(pair_sum_host_.get(), pair_sum_.get(), sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost, stream()));
   }
 
   template <bool kEarly, bool kCount, int T, int R>
@@ -351,6 +354,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     for (long long guard = 0; done_lo < done_hi || first; ++guard) {
       // Each pass either shades a chunk or halves one, so this bound is never reached.
       if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
+      // Between chunks a long frame can be stopped (any animation step is done by now, in place).
+      if (guard > 0) stop_if_interrupted();
       int lo = load_.early ? std::max(done_lo, done_hi - size) : done_lo;
       int hi = load_.early ? done_hi : std::min(done_hi, done_lo + size);
       stage_begin("count");
@@ -608,7 +613,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   // frame's decisions.
   const Asked asked_;
   SceneFacts facts_;
-  DeviceBuffer<unsigned long long> pair_sum_;  // estimate_pairs_device's sum
+  DeviceBuffer<unsigned long long> pair_sum_;  // begin_estimate_pairs_device's sum
+  PinnedBuffer<unsigned long long> pair_sum_host_;
   LoadPlan load_;
   FramePlan frame_;
   Scratch scratch_;      // the scan's temporaries; grow to the largest chunk, then stay
