@@ -1,10 +1,14 @@
-// Replays inputs through LLVMFuzzerTestOneInput without libFuzzer: the fuzz corpus as a
-// regression test in every build (ctest `scene_fuzz_corpus`), with any compiler.
+// Replays inputs through LLVMFuzzerTestOneInput without libFuzzer: a fuzz corpus as a
+// regression test in every build, with any compiler. Linked with either target: scene_fuzz.cpp
+// (circles_scene_fuzz_replay, ctest `scene_fuzz_corpus`) or npz_fuzz.cpp
+// (circles_npz_fuzz_replay, ctest `npz_fuzz_corpus`).
 //
 //   circles_scene_fuzz_replay FILE_OR_DIR...   (a directory: every regular file in it, sorted)
+//   circles_npz_fuzz_replay FILE_OR_DIR...
 //
-// An input whose file name says what the parser must answer is held to it: `bad-*` must be
-// refused (a SceneError), `valid-*` accepted; other names only run through the target.
+// An input whose file name says what the reader must answer is held to it: `bad-*` must be
+// refused, `valid-*` accepted, as the target reports in circles::fuzz::last_verdict
+// (fuzz/fuzz_target.h); other names only run through the target.
 //
 // Exit 0 when every input ran and every named one got its answer; 1 when an input escaped with an
 // exception (the target lets only unexpected ones out), got the wrong answer, could not be read,
@@ -22,9 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "render/scene_io.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+#include "fuzz/fuzz_target.h"
 
 namespace fs = std::filesystem;
 
@@ -75,19 +77,14 @@ int main(int argc, char** argv) {
     const std::string name = p.filename().string();
     const bool must_refuse = name.rfind("bad-", 0) == 0, must_accept = name.rfind("valid-", 0) == 0;
     if (must_refuse || must_accept) {
-      std::string refused;
-      try {
-        circles::parse_scene(bytes, p.string());
-      } catch (const circles::SceneError& e) {
-        refused = e.what();
-      }
-      if (must_refuse && refused.empty()) {
-        std::fprintf(stderr, "replay: FAILED: %s: named bad-* but the parser accepted it\n", p.c_str());
+      const circles::fuzz::Verdict& v = circles::fuzz::last_verdict;
+      if (must_refuse && !v.refused) {
+        std::fprintf(stderr, "replay: FAILED: %s: named bad-* but the reader accepted it\n", p.c_str());
         return 1;
       }
-      if (must_accept && !refused.empty()) {
-        std::fprintf(stderr, "replay: FAILED: %s: named valid-* but the parser refused it: %s\n", p.c_str(),
-                     refused.c_str());
+      if (must_accept && v.refused) {
+        std::fprintf(stderr, "replay: FAILED: %s: named valid-* but the reader refused it: %s\n", p.c_str(),
+                     v.message.c_str());
         return 1;
       }
       ++named;

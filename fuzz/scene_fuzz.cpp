@@ -7,48 +7,21 @@
 //
 // Built two ways: with clang and -fsanitize=fuzzer (fuzz/CMakeLists.txt, CIRCLES_FUZZ=ON), and
 // with any compiler plus fuzz/replay_main.cpp, which replays fuzz/corpus/ as the ctest
-// `scene_fuzz_corpus` (tests/CMakeLists.txt).
+// `scene_fuzz_corpus` (tests/CMakeLists.txt), holding each input to the verdict this target
+// reports (fuzz/fuzz_target.h).
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <string_view>
 
+#include "fuzz/fuzz_target.h"
 #include "render/scene.h"
 #include "render/scene_io.h"
 
 namespace {
 
 [[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "scene_fuzz: %s\n%s\n", what, detail.c_str());
-  std::abort();
-}
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-bool same_float4(const circles::Float4& a, const circles::Float4& b) {
-  return same_bits(a.x, b.x) && same_bits(a.y, b.y) && same_bits(a.z, b.z) && same_bits(a.w, b.w);
-}
-
-bool same_scene(const circles::Scene& a, const circles::Scene& b) {
-  if (a.width != b.width || a.height != b.height || a.shading != b.shading ||
-      a.animation != b.animation || a.seed != b.seed || a.frame != b.frame ||
-      a.has_velocity != b.has_velocity || a.background.kind != b.background.kind ||
-      !same_float4(a.background.top, b.background.top) ||
-      !same_float4(a.background.bottom, b.background.bottom) ||
-      a.circles.size() != b.circles.size())
-    return false;
-  for (std::size_t i = 0; i < a.circles.size(); ++i) {
-    const circles::Circle& p = a.circles[i];
-    const circles::Circle& q = b.circles[i];
-    const float pv[] = {p.x, p.y, p.z, p.radius, p.r, p.g, p.b, p.a, p.vx, p.vy};
-    const float qv[] = {q.x, q.y, q.z, q.radius, q.r, q.g, q.b, q.a, q.vx, q.vy};
-    for (int k = 0; k < 10; ++k)
-      if (!same_bits(pv[k], qv[k])) return false;
-  }
-  return true;
+  circles::fuzz::finding("scene_fuzz", what, detail);
 }
 
 }  // namespace
@@ -57,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // `data` holds exactly `size` bytes (no terminator), so a read past the text is caught by ASan.
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string name = "fuzz.scene";
+  circles::fuzz::last_verdict = {};
   circles::Scene scene;
   try {
     scene = circles::parse_scene(text, name);
@@ -64,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Expected for bad input; the message must still carry the file name.
     if (e.file() != name || std::string_view(e.what()).substr(0, name.size()) != name)
       finding("SceneError without the file name", e.what());
+    circles::fuzz::last_verdict = {true, e.what()};
     return 0;
   }
   // Accepted: every value must be what the format allows, and survive a save/load round trip.
@@ -79,6 +54,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const circles::SceneError& e) {
     finding("format_scene wrote text that parse_scene refuses", std::string(e.what()) + "\n" + saved);
   }
-  if (!same_scene(scene, again)) finding("format_scene -> parse_scene changed the scene", saved);
+  if (!circles::fuzz::same_scene(scene, again)) finding("format_scene -> parse_scene changed the scene", saved);
   return 0;
 }

@@ -1,6 +1,7 @@
 // NumPy .npy/.npz reading and writing (render/npy.h): a strict parser of the .npy header, a zip
-// reader (stored and deflated members, zip64, data descriptors) over one mapping of the file, and
-// a streaming writer that aligns every array's data to 64 bytes in the file.
+// reader (stored and deflated members, zip64, data descriptors) over one mapping of the file or
+// over the caller's bytes, and a streaming writer, to a file or to memory, that aligns every
+// array's data to 64 bytes in the file.
 //
 // Formats: the .npy format is NumPy's numpy/lib/format.py ("NEP 1"); the zip records are those of
 // PKWARE's APPNOTE.TXT. All multi-byte zip and .npy fields are little-endian.
@@ -328,6 +329,8 @@ void parse_npy(const std::string& file, const std::string& key, const u8* p, u64
 
 // ---- The file, mapped whole.
 
+// The bytes a reader works on: a file mapped whole (map_file), or the caller's bytes (the
+// read_*_bytes functions, where keeper is the owner they were given, possibly null).
 struct Mapping {
   std::shared_ptr<const void> keeper;  // unmaps when the last user is gone; null for an empty file
   const u8* p = nullptr;
@@ -604,77 +607,105 @@ bool NpyArray::little_endian_or_single_byte() const {
   return size == 1 || (size > 1 && descr[0] == '<');
 }
 
-std::vector<NpyArray> read_npz(const std::string& path) {
-  const Mapping m = map_file(path);
-  const Directory d = find_directory(path, m);
+namespace {
+
+// Every member of the .npz held in `m`, in the zip directory's order. Stored members' data points
+// into m.p and holds m.keeper; `mapped` is what they report as NpyArray::mapped.
+std::vector<NpyArray> npz_arrays(const std::string& file, const Mapping& m, bool mapped) {
+  const Directory d = find_directory(file, m);
   std::vector<NpyArray> arrays;
   arrays.reserve(static_cast<std::size_t>(d.entries));
   std::unordered_set<std::string> names;
   u64 pos = d.offset;
   const u64 dir_end = d.offset + d.size;
   for (u64 i = 0; i < d.entries; ++i) {
-    const Entry e = parse_entry(path, m.p, &pos, dir_end, i);
+    const Entry e = parse_entry(file, m.p, &pos, dir_end, i);
     const std::string& name = e.name;
     if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0)
       throw NpyError(
-          path, "",
+          file, "",
           "member '" + printable(name) + "' is not a .npy array (a .npz holds only .npy members)");
     const std::string key = name.substr(0, name.size() - 4);
     if (!names.insert(name).second)
-      throw NpyError(path, key, "the archive holds two members named '" + name + "'");
+      throw NpyError(file, key, "the archive holds two members named '" + name + "'");
     if (e.flags & (0x0001 | 0x0040 | 0x2000))  // encrypted, strongly encrypted, masked directory
-      throw NpyError(path, key, "the member is encrypted (not supported)");
+      throw NpyError(file, key, "the member is encrypted (not supported)");
     if (e.method != 0 && e.method != 8)
-      throw NpyError(path, key,
+      throw NpyError(file, key,
                      "compression method " + std::to_string(e.method) +
                          " is not supported (only stored and deflated members)");
     // The local header is read only for the lengths of its name and extra field, which place the
     // data; sizes come from the central directory (a local header may hold 0 or 0xFFFFFFFF for
     // them, with a data descriptor or a zip64 extra field after).
     if (!fits(e.local, kLocalLen, d.offset) || le32(m.p + e.local) != kLocalSig)
-      throw NpyError(path, key, "no local header at offset " + std::to_string(e.local));
+      throw NpyError(file, key, "no local header at offset " + std::to_string(e.local));
     const u8* local = m.p + e.local;
     const u64 name_len = le16(local + 26), extra_len = le16(local + 28);
     if (!fits(e.local + kLocalLen, name_len + extra_len, d.offset) || name_len != name.size() ||
         std::memcmp(local + kLocalLen, name.data(), name.size()) != 0)
-      throw NpyError(path, key, "its local header does not match the central directory");
+      throw NpyError(file, key, "its local header does not match the central directory");
     const u64 data = e.local + kLocalLen + name_len + extra_len;
     if (!fits(data, e.compressed, d.offset))
-      throw NpyError(path, key,
+      throw NpyError(file, key,
                      "its data (" + std::to_string(e.compressed) + " bytes at offset " +
                          std::to_string(data) + ") runs past the central directory");
     NpyArray a;
     if (e.method == 0) {
       if (e.compressed != e.size)
-        throw NpyError(path, key,
+        throw NpyError(file, key,
                        "a stored member whose sizes differ (" + std::to_string(e.compressed) +
                            " bytes stored, " + std::to_string(e.size) + " uncompressed)");
       // A stored member's CRC-32 is not checked: that would read every page of the file, and a
       // 100M-circle scene must open in well under a second. Its data is used in place.
-      parse_npy(path, key, m.p + data, e.size, "member", &a);
+      parse_npy(file, key, m.p + data, e.size, "member", &a);
       a.keeper = m.keeper;
-      a.mapped = true;
+      a.mapped = mapped;
     } else {
-      std::shared_ptr<const void> buf = inflate_member(path, key, e, m.p + data);
-      parse_npy(path, key, static_cast<const u8*>(buf.get()), e.size, "member", &a);
+      std::shared_ptr<const void> buf = inflate_member(file, key, e, m.p + data);
+      parse_npy(file, key, static_cast<const u8*>(buf.get()), e.size, "member", &a);
       a.keeper = std::move(buf);
     }
     arrays.push_back(std::move(a));
   }
   if (pos != dir_end)
-    throw NpyError(path, "",
+    throw NpyError(file, "",
                    "the central directory has " + std::to_string(dir_end - pos) +
                        " bytes after its last entry");
   return arrays;
 }
 
-NpyArray read_npy(const std::string& path) {
-  const Mapping m = map_file(path);
+// The bare .npy held in `m`, as npz_arrays reads a stored member; its key is "".
+NpyArray npy_array(const std::string& file, const Mapping& m, bool mapped) {
   NpyArray a;
-  parse_npy(path, "", m.p, m.size, "file", &a);
+  parse_npy(file, "", m.p, m.size, "file", &a);
   a.keeper = m.keeper;
-  a.mapped = true;
+  a.mapped = mapped;
   return a;
+}
+
+// The caller's bytes as a Mapping: no copy, kept alive by `owner` (or by the caller).
+Mapping borrowed(const void* data, std::size_t size, std::shared_ptr<const void> owner) {
+  Mapping m;
+  m.keeper = std::move(owner);
+  m.p = static_cast<const u8*>(data);
+  m.size = size;
+  return m;
+}
+
+}  // namespace
+
+std::vector<NpyArray> read_npz(const std::string& path) { return npz_arrays(path, map_file(path), true); }
+
+std::vector<NpyArray> read_npz_bytes(const void* data, std::size_t size, const std::string& name,
+                                     std::shared_ptr<const void> owner) {
+  return npz_arrays(name, borrowed(data, size, std::move(owner)), false);
+}
+
+NpyArray read_npy(const std::string& path) { return npy_array(path, map_file(path), true); }
+
+NpyArray read_npy_bytes(const void* data, std::size_t size, const std::string& name,
+                        std::shared_ptr<const void> owner) {
+  return npy_array(name, borrowed(data, size, std::move(owner)), false);
 }
 
 // ---- Writing.
@@ -814,9 +845,21 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-// Writes `n` bytes from `data` in blocks of 4 MiB, each added to `crc` (when given) while it is
-// still in the cache.
-void write_data(AtomicFile* f, const void* data, u64 n, std::uint32_t* crc) {
+// The bytes of a file written to memory, with AtomicFile's interface (and nothing to commit).
+class MemoryFile {
+ public:
+  u64 offset() const { return bytes.size(); }
+  void write(const void* data, u64 n) { bytes.append(static_cast<const char*>(data), static_cast<std::size_t>(n)); }
+  void write(const std::string& s) { bytes += s; }
+  void patch(const std::string& s, u64 at) { bytes.replace(static_cast<std::size_t>(at), s.size(), s); }
+
+  std::string bytes;
+};
+
+// Writes `n` bytes from `data` to `f` (an AtomicFile or a MemoryFile) in blocks of 4 MiB, each
+// added to `crc` (when given) while it is still in the cache.
+template <typename File>
+void write_data(File* f, const void* data, u64 n, std::uint32_t* crc) {
   constexpr u64 kBlock = u64{4} << 20;
   const u8* p = static_cast<const u8*>(data);
   for (u64 done = 0; done < n;) {
@@ -830,9 +873,8 @@ void write_data(AtomicFile* f, const void* data, u64 n, std::uint32_t* crc) {
 // The DOS date of every member: 1980-01-01 00:00 (fixed, so the same arrays give the same bytes).
 constexpr u64 kDosTime = 0, kDosDate = (1 << 5) | 1;
 
-}  // namespace
-
-void write_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
+// Checks what write_npz is given, before anything is written; `path` names it in messages.
+void check_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
   std::unordered_set<std::string> keys;
   for (const NpyOut& a : arrays) {
     const std::string label = "array '" + printable(a.key) + "': ";
@@ -840,7 +882,12 @@ void write_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
     if (!keys.insert(a.key).second) write_failure(path, label + "the key is given twice");
     if (a.key.size() + 4 > kMax16) write_failure(path, label + "the key is too long");
   }
-  AtomicFile f(path);
+}
+
+// Writes the .npz of `arrays` (checked by check_npz) to `f`, an AtomicFile or a MemoryFile,
+// from its first byte on.
+template <typename File>
+void write_npz_to(File& f, const std::vector<NpyOut>& arrays) {
   std::string dir;  // the central directory
   for (const NpyOut& a : arrays) {
     const std::string name = a.key + ".npy";
@@ -941,7 +988,22 @@ void write_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
   put32(&dir, std::min(dir_offset, kMax32));
   put16(&dir, 0);  // comment
   f.write(dir);
+}
+
+}  // namespace
+
+void write_npz(const std::string& path, const std::vector<NpyOut>& arrays) {
+  check_npz(path, arrays);
+  AtomicFile f(path);
+  write_npz_to(f, arrays);
   f.commit();
+}
+
+std::string write_npz_bytes(const std::vector<NpyOut>& arrays, const std::string& name) {
+  check_npz(name, arrays);
+  MemoryFile f;
+  write_npz_to(f, arrays);
+  return std::move(f.bytes);
 }
 
 void write_npy(const std::string& path, const NpyOut& array) {

@@ -1,9 +1,11 @@
 // NumPy's array files: a reader for .npz (a zip of .npy members, stored or deflated, zip64
 // included) and bare .npy files, and a writer of both. Reading maps the file once and points
 // stored members' data straight into the mapping, so a multi-gigabyte file opens in time
-// proportional to its number of members, not its size. Every offset and size in a file is checked
-// before use: a truncated or hostile file gives an NpyError, never a crash.
+// proportional to its number of members, not its size; the same reader works on bytes already in
+// memory (read_npz_bytes, read_npy_bytes), pointing into them. Every offset and size in a file is
+// checked before use: a truncated or hostile file gives an NpyError, never a crash.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -33,8 +35,11 @@ struct NpyArray {
   bool fortran_order = false;
   const void* data = nullptr;          // the array's bytes (nbytes of them); may be unaligned
   std::uint64_t nbytes = 0;            // count() * itemsize()
-  std::shared_ptr<const void> keeper;  // keeps `data` alive (the file's mapping or an owned buffer)
-  bool mapped = false;                 // data points into a read-only mapping of the file (no copy)
+  // Keeps `data` alive: the file's mapping, an owned buffer (an inflated member), or the owner
+  // given to read_*_bytes (null if none was: then the caller's bytes must outlive the array).
+  std::shared_ptr<const void> keeper;
+  bool mapped = false;  // data points into a read-only mapping of the file (no copy; false for the
+                        // read_*_bytes functions, whose stored members point into the caller's bytes)
 
   std::uint64_t count() const;  // product of shape (1 for a scalar)
   int itemsize() const;         // bytes per element, from descr (0 if descr is not simple)
@@ -51,6 +56,17 @@ std::vector<NpyArray> read_npz(const std::string& path);
 // Reads the bare .npy file at `path` (mapped, as above); its key is "". Throws NpyError.
 NpyArray read_npy(const std::string& path);
 
+// read_npz and read_npy on the `size` bytes at `data` (a whole .npz or .npy file) instead of a
+// file: the same checks, and `name` stands for the path in every message. Nothing is copied but
+// deflated members: stored members' data points into `data`, which must stay valid and unchanged
+// for as long as the arrays (and anything made from them, such as a Scene's circles) are used.
+// Their keeper is `owner`: pass the bytes' owner to have the arrays keep them alive, or null to
+// keep them alive yourself. Throws NpyError.
+std::vector<NpyArray> read_npz_bytes(const void* data, std::size_t size, const std::string& name,
+                                     std::shared_ptr<const void> owner = nullptr);
+NpyArray read_npy_bytes(const void* data, std::size_t size, const std::string& name,
+                        std::shared_ptr<const void> owner = nullptr);
+
 // An array to write: `data` holds nbytes = product(shape) * itemsize bytes, C order.
 struct NpyOut {
   std::string key;
@@ -66,6 +82,10 @@ struct NpyOut {
 // failure never leaves a partial file and never touches an existing one. Throws
 // std::runtime_error "cannot write scene 'PATH': reason".
 void write_npz(const std::string& path, const std::vector<NpyOut>& arrays);
+
+// The bytes write_npz would write, returned instead of written (no file is touched). `name`
+// stands for the path in messages: "cannot write scene 'NAME': reason".
+std::string write_npz_bytes(const std::vector<NpyOut>& arrays, const std::string& name);
 
 // Writes `array` as a bare .npy file, its data at a file offset that is a multiple of 64
 // (atomically, as write_npz). Its key is not used.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -120,19 +121,8 @@ const char* const kKnownKeys =
     "version, circles, xy, radius, color, alpha, z, velocity, size, background, shading, animation, seed, frame, "
     "has_velocity";
 
-}  // namespace
-
-bool is_binary_scene_path(const std::string& path) { return ends_with(path, ".npz") || ends_with(path, ".npy"); }
-
-Scene load_scene_npz(const std::string& path) {
-  const bool npy = ends_with(path, ".npy");
-  std::vector<NpyArray> arrays;
-  if (npy) {
-    arrays.push_back(read_npy(path));
-    arrays.back().key = "circles";
-  } else {
-    arrays = read_npz(path);
-  }
+// The scene the arrays of the file `path` hold (a bare .npy's one array has the key "circles").
+Scene scene_from_arrays(const std::vector<NpyArray>& arrays, const std::string& path) {
   const Reader r(path);
   std::map<std::string, const NpyArray*> by_key;
   for (const NpyArray& a : arrays) {
@@ -260,6 +250,29 @@ Scene load_scene_npz(const std::string& path) {
   return scene;
 }
 
+// A bare .npy's array as the arrays of a scene: its packed circles.
+std::vector<NpyArray> circles_only(NpyArray a) {
+  a.key = "circles";
+  std::vector<NpyArray> arrays;
+  arrays.push_back(std::move(a));
+  return arrays;
+}
+
+}  // namespace
+
+bool is_binary_scene_path(const std::string& path) { return ends_with(path, ".npz") || ends_with(path, ".npy"); }
+
+Scene load_scene_npz(const std::string& path) {
+  return scene_from_arrays(ends_with(path, ".npy") ? circles_only(read_npy(path)) : read_npz(path), path);
+}
+
+Scene load_scene_npz_bytes(const void* data, std::size_t size, const std::string& name,
+                           std::shared_ptr<const void> owner) {
+  return scene_from_arrays(ends_with(name, ".npy") ? circles_only(read_npy_bytes(data, size, name, owner))
+                                                   : read_npz_bytes(data, size, name, owner),
+                           name);
+}
+
 namespace {
 
 // NumPy's '<U' encoding of an ASCII string: UTF-32LE code units.
@@ -269,6 +282,63 @@ std::string utf32(const std::string& s) {
   return out;
 }
 
+// The arrays a saved scene holds, in file order (`out`), and the values they point to: built in
+// place, not copied or moved (`out` points into the object itself).
+struct SceneArrays {
+  explicit SceneArrays(const Scene& scene)
+      : size{scene.width, scene.height},
+        shading(utf32(to_string(scene.shading))),
+        animation(utf32(to_string(scene.animation))),
+        seed(scene.seed),
+        frame(scene.frame),
+        has_velocity(scene.has_velocity ? 1 : 0) {
+    const Background& bg = scene.background;
+    const bool solid = bg.kind == Background::Kind::Solid;
+    const float bgv[6] = {bg.top.x, bg.top.y, bg.top.z, solid ? bg.top.w : bg.bottom.x,
+                          solid ? 0.f : bg.bottom.y, solid ? 0.f : bg.bottom.z};
+    std::copy(std::begin(bgv), std::end(bgv), background);
+
+    // Rows of 10 floats are the Circles themselves, written from where they lie. Without
+    // velocities the file keeps them zero (+0, whose bits are all zero: -0 is replaced too), as
+    // the text format drops them: a copy only where a circle has another value.
+    const std::size_t n = scene.circles.size();
+    const Circle* rows = scene.circles.data();
+    const auto plus_zero = [](float v) { return v == 0.f && !std::signbit(v); };
+    if (!scene.has_velocity && std::any_of(scene.circles.begin(), scene.circles.end(), [&](const Circle& c) {
+          return !plus_zero(c.vx) || !plus_zero(c.vy);
+        })) {
+      zeroed.assign(scene.circles.begin(), scene.circles.end());
+      for (Circle& c : zeroed) c.vx = c.vy = 0.f;
+      rows = zeroed.data();
+    }
+    static_assert(sizeof(Circle) == 10 * sizeof(float), "a Circle is a row of 10 floats");
+    out = {
+        {"version", "<i8", {}, &version, 8},
+        {"size", "<i8", {2}, size, 16},
+        {"background", "<f4", solid ? std::vector<std::uint64_t>{4} : std::vector<std::uint64_t>{2, 3}, background,
+         solid ? 16u : 24u},
+        {"shading", "<U" + std::to_string(shading.size() / 4), {}, shading.data(), shading.size()},
+        {"animation", "<U" + std::to_string(animation.size() / 4), {}, animation.data(), animation.size()},
+        {"seed", "<u8", {}, &seed, 8},
+        {"frame", "<i8", {}, &frame, 8},
+        {"has_velocity", "|b1", {}, &has_velocity, 1},
+        {"circles", "<f4", {n, 10}, rows, n * sizeof(Circle)},
+    };
+  }
+  SceneArrays(const SceneArrays&) = delete;
+  SceneArrays& operator=(const SceneArrays&) = delete;
+
+  const std::int64_t version = kSceneNpzVersion;
+  std::int64_t size[2];
+  float background[6];
+  std::string shading, animation;
+  std::uint64_t seed;
+  std::int64_t frame;
+  unsigned char has_velocity;
+  std::vector<Circle> zeroed;
+  std::vector<NpyOut> out;
+};
+
 }  // namespace
 
 void save_scene_npz(const Scene& scene, const std::string& path) {
@@ -276,44 +346,13 @@ void save_scene_npz(const Scene& scene, const std::string& path) {
     throw std::runtime_error("cannot write scene '" + path +
                              "': a .npy holds the circles only (size, background and the rest would be lost); "
                              "write a .npz");
-  const std::int64_t version = kSceneNpzVersion;
-  const std::int64_t size[2] = {scene.width, scene.height};
-  const Background& bg = scene.background;
-  const bool solid = bg.kind == Background::Kind::Solid;
-  const float background[6] = {bg.top.x, bg.top.y, bg.top.z, solid ? bg.top.w : bg.bottom.x,
-                               solid ? 0.f : bg.bottom.y, solid ? 0.f : bg.bottom.z};
-  const std::string shading = utf32(to_string(scene.shading));
-  const std::string animation = utf32(to_string(scene.animation));
-  const std::uint64_t seed = scene.seed;
-  const std::int64_t frame = scene.frame;
-  const unsigned char has_velocity = scene.has_velocity ? 1 : 0;
+  const SceneArrays arrays(scene);
+  write_npz(path, arrays.out);
+}
 
-  // Rows of 10 floats are the Circles themselves, written from where they lie. Without
-  // velocities the file keeps them zero, as the text format drops them: a copy only where a
-  // circle has one.
-  const std::size_t n = scene.circles.size();
-  const Circle* rows = scene.circles.data();
-  std::vector<Circle> zeroed;
-  if (!scene.has_velocity &&
-      std::any_of(scene.circles.begin(), scene.circles.end(), [](const Circle& c) { return c.vx != 0.f || c.vy != 0.f; })) {
-    zeroed.assign(scene.circles.begin(), scene.circles.end());
-    for (Circle& c : zeroed) c.vx = c.vy = 0.f;
-    rows = zeroed.data();
-  }
-  static_assert(sizeof(Circle) == 10 * sizeof(float), "a Circle is a row of 10 floats");
-  std::vector<NpyOut> out = {
-      {"version", "<i8", {}, &version, 8},
-      {"size", "<i8", {2}, size, 16},
-      {"background", "<f4", solid ? std::vector<std::uint64_t>{4} : std::vector<std::uint64_t>{2, 3}, background,
-       solid ? 16u : 24u},
-      {"shading", "<U" + std::to_string(shading.size() / 4), {}, shading.data(), shading.size()},
-      {"animation", "<U" + std::to_string(animation.size() / 4), {}, animation.data(), animation.size()},
-      {"seed", "<u8", {}, &seed, 8},
-      {"frame", "<i8", {}, &frame, 8},
-      {"has_velocity", "|b1", {}, &has_velocity, 1},
-      {"circles", "<f4", {n, 10}, rows, n * sizeof(Circle)},
-  };
-  write_npz(path, out);
+std::string save_scene_npz_bytes(const Scene& scene) {
+  const SceneArrays arrays(scene);
+  return write_npz_bytes(arrays.out, scene.name);
 }
 
 }  // namespace circles

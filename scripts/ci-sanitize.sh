@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU code and its tests, then a short
-# bounded libFuzzer run on the scene parser. Part of CI (the README's test command ends with it).
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the CPU code and its tests, then short
+# bounded libFuzzer runs on the scene parser and on the binary scene reader (.npz / .npy). Part of
+# CI (the README's test command ends with it).
 #
 #   bash scripts/ci-sanitize.sh          # from anywhere; builds in build-asan/ at the repo root
 #
 # Phases (each prints its duration): configure build-asan with clang (-DCIRCLES_SANITIZE=ON
-# -DCIRCLES_FUZZ=ON, no CUDA, no viewer), build, ctest, fuzz. Fails at the first failing phase:
-# any sanitizer report is fatal (-fno-sanitize-recover=all), and so is anything the fuzzer finds.
+# -DCIRCLES_FUZZ=ON, no CUDA, no viewer), build, ctest, fuzz the scene parser, fuzz the binary
+# reader. Fails at the first failing phase: any sanitizer report is fatal
+# (-fno-sanitize-recover=all), and so is anything a fuzzer finds.
 #
-# Environment: CIRCLES_FUZZ_SECONDS (default 60, 0 skips the fuzz run) bounds the fuzz run;
+# Environment: CIRCLES_FUZZ_SECONDS (default 60, 0 skips fuzzing) bounds the fuzzing, split
+# between the two fuzzers (the scene parser gets the odd second; each gets at least 1 s);
 # CIRCLES_SANITIZE_JOBS (default 2) the build and ctest parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,34 +99,49 @@ fi
 ctest "${ctest_args[@]}"
 phase_done
 
-# The fuzzer grows a scratch corpus in build-asan/fuzz-run/corpus from fuzz/corpus (read only);
-# a finding lands in build-asan/fuzz-run/ as crash-*, leak-*, timeout-* or oom-*. Replay one with
+# Each fuzzer grows a scratch corpus in build-asan/fuzz-run/NAME/corpus from its seed corpus in
+# fuzz/ (read only); a finding lands in build-asan/fuzz-run/NAME/ as crash-*, leak-*, timeout-* or
+# oom-*. Replay one with
 #   build-asan/fuzz/circles_scene_fuzz FILE    (or build/tests/circles_scene_fuzz_replay FILE)
-# then fix the bug and add the file to fuzz/corpus/ so scene_fuzz_corpus keeps it fixed.
+#   build-asan/fuzz/circles_npz_fuzz FILE      (or build/tests/circles_npz_fuzz_replay FILE)
+# then fix the bug and add the file to the seed corpus as finding-* so that the ctest replaying it
+# (scene_fuzz_corpus, npz_fuzz_corpus) keeps it fixed.
 if [ "$fuzz_seconds" -eq 0 ]; then
   echo "ci-sanitize: fuzzing skipped (CIRCLES_FUZZ_SECONDS=0)"
   completed=1
   exit 0
 fi
-phase "fuzz scene parser for ${fuzz_seconds} s"
-run=$build/fuzz-run
-rm -rf "$run"
-mkdir -p "$run/corpus"
-status=0
-# Without detect_stack_use_after_return here: it makes each input three times slower (10,000
-# instead of 30,000 a second), and the tests above already run with it.
-ASAN_OPTIONS=${ASAN_OPTIONS//detect_stack_use_after_return=1/detect_stack_use_after_return=0} \
-  "$build/fuzz/circles_scene_fuzz" -dict="$root/fuzz/scene.dict" -max_total_time="$fuzz_seconds" \
-  -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$run/" \
-  "$run/corpus" "$root/fuzz/corpus" > "$run/fuzz.log" 2>&1 || status=$?
-findings=$(find "$run" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
-  -o -name 'oom-*' -o -name 'slow-unit-*' \) | sort)
-grep -E '^#[0-9]+.*(DONE|INITED)' "$run/fuzz.log" || true
-grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$run/fuzz.log" || true
-if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
-  tail -n 80 "$run/fuzz.log"
-  echo "ci-sanitize: the fuzzer found a problem (exit $status): ${findings:-see the log above}" >&2
-  exit 1
-fi
-phase_done
+# fuzz NAME WHAT SECONDS DICT SEED_CORPUS: one bounded run of build-asan/fuzz/circles_NAME_fuzz.
+fuzz() {
+  local name=$1 what=$2 seconds=$3 dict=$4 seeds=$5
+  phase "fuzz $what for ${seconds} s"
+  local run=$build/fuzz-run/$name
+  rm -rf "$run"
+  mkdir -p "$run/corpus"
+  local status=0
+  # Without detect_stack_use_after_return here: it makes each input three times slower (10,000
+  # instead of 30,000 a second), and the tests above already run with it.
+  ASAN_OPTIONS=${ASAN_OPTIONS//detect_stack_use_after_return=1/detect_stack_use_after_return=0} \
+    "$build/fuzz/circles_${name}_fuzz" -dict="$dict" -max_total_time="$seconds" \
+    -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$run/" \
+    "$run/corpus" "$seeds" > "$run/fuzz.log" 2>&1 || status=$?
+  local findings
+  findings=$(find "$run" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+    -o -name 'oom-*' -o -name 'slow-unit-*' \) | sort)
+  grep -E '^#[0-9]+.*(DONE|INITED)' "$run/fuzz.log" || true
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$run/fuzz.log" || true
+  if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
+    tail -n 80 "$run/fuzz.log"
+    echo "ci-sanitize: the $what fuzzer found a problem (exit $status): ${findings:-see the log above}" >&2
+    exit 1
+  fi
+  phase_done
+}
+rm -rf "$build/fuzz-run"
+npz_seconds=$(( fuzz_seconds / 2 ))
+[ "$npz_seconds" -eq 0 ] && npz_seconds=1
+scene_seconds=$(( fuzz_seconds - npz_seconds ))
+[ "$scene_seconds" -eq 0 ] && scene_seconds=1
+fuzz scene "scene parser" "$scene_seconds" "$root/fuzz/scene.dict" "$root/fuzz/corpus"
+fuzz npz "binary scene reader" "$npz_seconds" "$root/fuzz/npz.dict" "$root/fuzz/corpus-npz"
 completed=1
