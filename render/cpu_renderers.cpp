@@ -38,8 +38,6 @@ void parallel_for(std::size_t n, std::size_t chunk, void (*fn)(void*, std::size_
   for (std::thread& t : pool) t.join();
 }
 
-namespace {
-
 // Blends circle c over pixels [i0, i1] of one row (centres px[i], py). Built twice, the CPU
 // picking one at load time (GCC's target_clones): with FMA instructions, where blend_circle's
 // fmaf is one instruction, and without, where it is glibc's fmaf (a call; correctly rounded
@@ -52,7 +50,15 @@ void blend_row(Shading shading, const Circle& c, const float* px, float py, Floa
     blend_circle(shading, px[i], py, c.x, c.y, c.z, c.radius, c.r, c.g, c.b, c.a, &row[i]);
 }
 
-}  // namespace
+// Pixel index range [lo, hi] (clamped to [0, n-1]) whose centres may lie within [c - r, c + r];
+// span_slack pixels of margin on each side absorb rounding. Empty when lo > hi.
+void pixel_span(float c, float r, float scale, float off, int n, int* lo, int* hi) {
+  const double slack = span_slack(c, r, scale);
+  const double a = (static_cast<double>(c) - r) * scale + off - 0.5 - slack;
+  const double b = (static_cast<double>(c) + r) * scale + off - 0.5 + slack;
+  *lo = static_cast<int>(std::max(0.0, std::min(static_cast<double>(n), std::floor(a))));
+  *hi = static_cast<int>(std::max(-1.0, std::min(static_cast<double>(n - 1), std::ceil(b))));
+}
 
 void animate_circles(Scene* scene, std::size_t begin, std::size_t end) {
   std::vector<Circle>& cs = scene->circles.edit();  // owned before threads share it (CpuMt)
@@ -89,15 +95,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Pixel index range [lo, hi] (clamped to [0, n-1]) whose centres may lie within [c - r, c + r];
-// span_slack pixels of margin on each side absorb rounding. Empty when lo > hi.
-void pixel_span(float c, float r, float scale, float off, int n, int* lo, int* hi) {
-  const double slack = span_slack(c, r, scale);
-  const double a = (static_cast<double>(c) - r) * scale + off - 0.5 - slack;
-  const double b = (static_cast<double>(c) + r) * scale + off - 0.5 + slack;
-  *lo = static_cast<int>(std::max(0.0, std::min(static_cast<double>(n), std::floor(a))));
-  *hi = static_cast<int>(std::max(-1.0, std::min(static_cast<double>(n - 1), std::ceil(b))));
-}
 
 class CpuRenderer : public Renderer {
  public:

@@ -101,65 +101,83 @@ void test_write_delay() {
 
 }  // namespace
 
-namespace {
-
-// Writes all of `bytes` to fd; 0, or the errno of the first failure.
-int write_all(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += static_cast<std::size_t>(n);
-  }
-  return 0;
+void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what) {
+  AtomicOutputFile file(path, what);
+  file.write(bytes.data(), bytes.size());
+  file.commit();
 }
 
-}  // namespace
-
-void write_file_atomically(const std::string& path, const std::string& bytes, const std::string& what) {
-  const std::string target = output_target(path);
-  std::string tmp = target + ".XXXXXX";
-  auto failure = [&](int err, bool remove_tmp) {
-    if (remove_tmp) ::unlink(tmp.c_str());
-    return std::runtime_error("cannot write " + what + " '" + path + "': " + std::strerror(err));
-  };
-  if (is_special_file(target)) {  // a FIFO or a device: in place (a FIFO's open waits for its reader)
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw failure(errno, false);
-    int err = write_all(fd, bytes);
-    if (::close(fd) != 0 && err == 0) err = errno;
-    if (err != 0) throw failure(err, false);
+AtomicOutputFile::AtomicOutputFile(const std::string& path, const std::string& what)
+    : path_(path), what_(what), target_(output_target(path)) {
+  if (is_special_file(target_)) {  // a FIFO or a device: in place (a FIFO's open waits for its reader)
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(errno);
     return;
   }
   install_cleanup_handlers();
-  const bool track = tmp.size() < sizeof g_temp_path;
+  std::string tmp = target_ + ".XXXXXX";
   // The cleanup signals wait while the file is made and tracked: one arriving between mkstemp
-  // and the tracking would otherwise end the process with the temporary file left behind.
+  // and the tracking would otherwise end the process with the temporary file left behind. One
+  // temporary is tracked at a time (a second one open at once is not).
   sigset_t cleanup, before;
   sigemptyset(&cleanup);
   for (int sig : kCleanupSignals) sigaddset(&cleanup, sig);
   ::pthread_sigmask(SIG_BLOCK, &cleanup, &before);
-  const int fd = ::mkstemp(tmp.data());
+  fd_ = ::mkstemp(tmp.data());
   const int mkstemp_errno = errno;
-  if (fd >= 0 && track) {
+  if (fd_ >= 0 && tmp.size() < sizeof g_temp_path && !g_temp_live.load()) {
     std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
     g_temp_live.store(true);
+    tracked_ = true;
   }
   ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  if (fd < 0) throw failure(mkstemp_errno, false);
-  struct Untrack {
-    ~Untrack() { g_temp_live.store(false); }
-  } untrack;
+  if (fd_ < 0) fail(mkstemp_errno);
+  tmp_ = tmp;
   // mkstemp makes the file 0600; give it the mode a new file gets here (0666 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  int err = ::fchmod(fd, 0666 & ~mask) == 0 ? 0 : errno;
-  if (err == 0) err = write_all(fd, bytes);
-  if (::close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) throw failure(err, true);
-  test_write_delay();
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) throw failure(errno, true);
+  if (::fchmod(fd_, 0666 & ~mask) != 0) fail(errno);
+}
+
+AtomicOutputFile::~AtomicOutputFile() {
+  if (done_) return;
+  if (fd_ >= 0) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  if (tracked_) g_temp_live.store(false);
+}
+
+void AtomicOutputFile::fail(int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  if (tracked_) g_temp_live.store(false);
+  done_ = true;
+  throw std::runtime_error("cannot write " + what_ + " '" + path_ + "': " + std::strerror(err));
+}
+
+void AtomicOutputFile::write(const void* data, std::size_t bytes) {
+  if (done_ || fd_ < 0) throw std::logic_error("AtomicOutputFile::write after commit or failure: " + path_);
+  const char* p = static_cast<const char*>(data);
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::write(fd_, p + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : EIO);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void AtomicOutputFile::commit() {
+  if (done_ || fd_ < 0) throw std::logic_error("AtomicOutputFile::commit after commit or failure: " + path_);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(errno);
+  if (!tmp_.empty()) {
+    test_write_delay();
+    if (std::rename(tmp_.c_str(), target_.c_str()) != 0) fail(errno);
+  }
+  if (tracked_) g_temp_live.store(false);
+  done_ = true;
 }
 
 }  // namespace circles

@@ -18,6 +18,10 @@
 #include <stdexcept>
 
 #include "app/cli/bench.h"
+#include "app/cli/failure.h"
+#include "app/cli/frame_job.h"
+#include "app/cli/mpi_launch.h"
+#include "app/cli/mpi_render.h"
 #include "app/cli/lab_cli.h"
 #include "render/builtin_scenes.h"
 #include "render/compare.h"
@@ -137,64 +141,6 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
 
 namespace {
 
-// Options shared by render and check.
-struct FrameJob {
-  std::string scene = kDefaultScene;
-  std::string renderer;
-  std::string size;
-  std::string frames;
-  std::uint64_t seed = kDefaultSeed;
-  RendererSettings settings;
-  CLI::Option* renderer_opt = nullptr;
-  int copies = 1;  // images held at once (check: the renderer's and cpu-ref's)
-  // Checks the command's output paths, called before the scene is loaded (a big scene file takes
-  // seconds) with the first frame and whether there are several: --frames' where given, else
-  // frame 0 of one (the paths' folders are what can fail; the files are checked again once the
-  // scene's own frame is known).
-  std::function<void(std::int64_t first, bool several)> check_outputs;
-
-  void add_to(CLI::App* cmd) {
-    cmd->add_option("SCENE", scene, "built-in scene name (see `circles list`) or scene file path")
-        ->capture_default_str();
-    renderer_opt = cmd->add_option("-r,--renderer", renderer,
-                                   "renderer (see `circles list`); default: " + default_renderer_name());
-    cmd->add_option("-s,--size", size, "output size WxH; default: the scene's size (1024x1024 for built-ins)");
-    cmd->add_option("--frames", frames,
-                    "animation frames A:B (frames A..B-1) or A; default: the scene's current frame");
-    cmd->add_option("--seed", seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
-    add_settings_options(cmd, &settings);
-  }
-
-  // Resolves everything up front, so a bad flag fails before any work is done.
-  void resolve(Scene* s, int* w, int* h, std::int64_t* first, std::int64_t* last) {
-    if (renderer_opt && renderer_opt->count() && renderer.empty())
-      throw std::invalid_argument("-r/--renderer is empty: name a renderer (see `circles list`)");
-    if (renderer.empty()) renderer = default_renderer_name();
-    const RendererInfo* info = find_renderer(renderer);
-    if (!info) make_renderer(renderer);  // throws with the list of names
-    // A setting the renderer cannot take is a mistake on any machine: said before availability.
-    settings = resolve_settings(*info, settings);
-    const std::string why = unavailable_reason(*info);
-    if (!why.empty()) throw std::invalid_argument("renderer '" + renderer + "' is unavailable: " + why);
-    if (!frames.empty()) parse_frames(frames, first, last);
-    if (!size.empty()) parse_size(size, w, h);
-    if (check_outputs) check_outputs(frames.empty() ? 0 : *first, !frames.empty() && *last - *first > 1);
-    if (const std::string note = scene_source_note(scene); !note.empty())
-      std::fprintf(stderr, "circles: note: %s\n", note.c_str());
-    *s = load_scene(scene, seed);
-    if (size.empty()) *w = s->width, *h = s->height;
-    // Known costs are announced, and refused when they cannot fit, before the work starts.
-    char what[96];
-    std::snprintf(what, sizeof what, "%dx%d with %zu circles", *w, *h, s->circles.size());
-    check_host_memory(copies * render_memory_bytes(static_cast<double>(*w) * *h, static_cast<double>(s->circles.size())),
-                      what, "circles");
-    if (frames.empty()) *first = s->frame, *last = s->frame + 1;
-    if (*first < s->frame)
-      throw std::invalid_argument("frame " + std::to_string(*first) + " is before the scene's frame " +
-                                  std::to_string(s->frame) + " (animations only run forward)");
-  }
-};
-
 int cmd_list() {
   std::printf("Scenes (built-in; or give a scene file path, see docs/FORMAT.md):\n");
   for (const SceneInfo& s : scene_registry())
@@ -241,7 +187,7 @@ int cmd_list() {
   return 0;
 }
 
-int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
+int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given, const std::string& mpi_mode) {
   std::string pattern = out_pattern;
   if (!out_given) {
     const std::string stem = std::filesystem::path(job.scene).stem().string();
@@ -249,6 +195,8 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given) {
   }
   // A bad pattern, an empty -o or an unwritable place fails before any work.
   if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
+  // Under mpirun (or with --mpi): the frames or the rows over the ranks (docs/SCALE.md).
+  if (!mpi_mode.empty() || mpi_launch().launched) return render_over_mpi(job, pattern, mpi_mode);
   job.check_outputs = [&](std::int64_t f, bool several) { check_output_path(frame_path(pattern, f, several), "-o"); };
   Scene scene;
   int w = 0, h = 0;
@@ -413,6 +361,8 @@ void refuse_empty_values(const CLI::App& app) {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv) {
+  // Under mpirun every rank parses the same command line: rank 0 alone says what is wrong with it.
+  const bool speaks = mpi_launch().rank == 0;
   CLI::App app{"circles: renders many alpha-blended circles, in order, on the GPU or the CPU"};
   app.set_version_flag("--version", "circles 0.1");
   app.require_subcommand(1);
@@ -426,6 +376,14 @@ int run_cli(int argc, const char* const* argv) {
   CLI::Option* out_opt = render->add_option("-o,--output", out,
                      "PNG path; default SCENE.png here (a scene file's name without its folder and extension). "
                      "Several frames: a printf pattern (f%04d.png) or NAME-NNNN.png");
+  std::string mpi_mode;
+  render->add_option("--mpi", mpi_mode,
+                     std::string("frames|bands, under mpirun (docs/SCALE.md): each rank a block of --frames, each "
+                                 "file written by its rank; or each frame's rows in bands over the ranks (cpu-ref, "
+                                 "cpu-mt), one PNG written by rank 0. Default under mpirun: frames where --frames "
+                                 "names several, else bands; the same bytes as one process") +
+                         (have_mpi() ? "" : " (not in this build: configured without MPI)"))
+      ->check(CLI::IsMember({"frames", "bands"}));
 
   FrameJob check_job;
   float tolerance = 2e-3f;
@@ -623,7 +581,7 @@ int run_cli(int argc, const char* const* argv) {
       else if (arg[0] == '-') why = "unknown option '" + arg + "' where a command goes (commands: " + names + ")";
       else if (!next) why = "unknown command '" + arg + "' (commands: " + names + ")";
       if (!why.empty()) {
-        std::fprintf(stderr, "circles: error: %s; %s --help\n", why.c_str(), path.c_str());
+        if (speaks) std::fprintf(stderr, "circles: error: %s; %s --help\n", why.c_str(), path.c_str());
         return 2;
       }
       cmd = next;
@@ -636,12 +594,17 @@ int run_cli(int argc, const char* const* argv) {
   try {
     if (!default_viewer) app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    std::ostream silent(nullptr);  // under mpirun, ranks other than 0 say nothing (they parse alike)
+    const int code = speaks ? app.exit(e) : app.exit(e, silent, silent);
     return code == 0 ? 0 : 2;
   }
 
   try {
     refuse_empty_values(app);
+    // Under mpirun every other command would run once a rank, each doing the whole of the work.
+    if (!*render && mpi_launch().launched && mpi_launch().size != 1)
+      throw std::invalid_argument("only `circles render` runs over MPI ranks (docs/SCALE.md): run this command "
+                                  "without mpirun");
 #if CIRCLES_HAVE_GUI
     if (default_viewer || *view) return run_viewer(view_opt);
 #else
@@ -654,7 +617,7 @@ int run_cli(int argc, const char* const* argv) {
     }
 #endif
     if (*list) return cmd_list();
-    if (*render) return cmd_render(render_job, out, out_opt->count() > 0);
+    if (*render) return cmd_render(render_job, out, out_opt->count() > 0, mpi_mode);
     if (*check) return cmd_check(check_job, tolerance, tolerance_opt->count() > 0, diff, exact_bytes);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*info) return cmd_scene_info(info_name, info_repeat);
@@ -666,15 +629,10 @@ int run_cli(int argc, const char* const* argv) {
       parse_size(bench_size, &bench_opt.width, &bench_opt.height);
       return run_bench(bench_opt);
     }
-  } catch (const SceneError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "circles: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "circles: error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    const Failure f = failure_of(std::current_exception());
+    if (speaks) std::fprintf(stderr, "%s\n", f.line().c_str());
+    return f.code;
   }
   return 0;
 }

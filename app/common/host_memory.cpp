@@ -58,7 +58,7 @@ void check_host_memory(double need, const std::string& what, const char* prefix)
   if (avail > 0 && need > 0.9 * avail)
     throw std::runtime_error(what + " needs about " + memory_text(need) + " of memory; " + memory_text(avail) +
                              " are available (a run takes at most 90%)");
-  if (need > 2.0 * 1024 * 1024 * 1024)
+  if (prefix && need > 2.0 * 1024 * 1024 * 1024)
     std::fprintf(stderr, "%s: note: %s uses about %s of memory\n", prefix, what.c_str(), memory_text(need).c_str());
 }
 

@@ -17,7 +17,7 @@ double available_memory_bytes();
 double render_memory_bytes(double pixels, double circles);
 // Refuses work that needs (`need` bytes, about) more than 90% of available_memory_bytes():
 // std::runtime_error "<what> needs about ... of memory; ... are available"; notes on stderr
-// ("<prefix>: note: ...") what needs more than 2 GiB.
+// ("<prefix>: note: ...") what needs more than 2 GiB (no note where prefix is null).
 void check_host_memory(double need, const std::string& what, const char* prefix);
 // load_scene (render/builtin_scenes.h) with the same check of the scene's circles (render's
 // model, no pixels): a built-in's before it is generated, a file's once it is parsed (its reader

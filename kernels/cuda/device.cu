@@ -94,6 +94,17 @@ int current_device() {
   return d;
 }
 
+int use_device_of_local_rank(int local_index) {
+  int count = 0;
+  if (local_index < 0 || cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+    cudaGetLastError();
+    return -1;
+  }
+  const int d = local_index % count;
+  CUDA_CHECK(cudaSetDevice(d));
+  return d;
+}
+
 void stream_wait(const void* waiter, const void* producer) {
   cudaStream_t w = static_cast<cudaStream_t>(const_cast<void*>(waiter));
   cudaStream_t p = static_cast<cudaStream_t>(const_cast<void*>(producer));

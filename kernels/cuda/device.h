@@ -21,6 +21,10 @@ const CudaDeviceInfo& cuda_device_info();
 void* device_alloc(std::size_t bytes);
 void device_free(void* p) noexcept;
 int current_device();
+// One process per GPU where a host has several (MPI ranks): makes device `local_index % count`
+// this process's current device, before any renderer is made. Returns it, or -1 (and changes
+// nothing) where no device is usable.
+int use_device_of_local_rank(int local_index);
 // `waiter` (a cudaStream_t; nullptr the default stream) waits for what `producer` has enqueued.
 void stream_wait(const void* waiter, const void* producer);
 // Bytes of circles copied from the host to the GPU by every CUDA renderer in this process: what a
