@@ -25,9 +25,11 @@ print("finished", flush=True)
 """
 
 
-def test_ctrl_c_stops_a_long_render_with_keyboard_interrupt():
+def _interrupted_child(code, timeout):
+    """Runs `code` in a child Python until it prints "drawing", sends SIGINT a second later and
+    checks the child ends at once with an uncaught KeyboardInterrupt, without "finished"."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    child = subprocess.Popen([sys.executable, "-c", _ENDLESS], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=env)
     try:
         assert child.stdout.readline() == "drawing\n"
@@ -35,7 +37,7 @@ def test_ctrl_c_stops_a_long_render_with_keyboard_interrupt():
         assert child.poll() is None, "the render ended before it was interrupted"
         sent = time.monotonic()
         child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=10)
+        out, err = child.communicate(timeout=timeout)
         waited = time.monotonic() - sent
     finally:
         if child.poll() is None:
@@ -46,6 +48,10 @@ def test_ctrl_c_stops_a_long_render_with_keyboard_interrupt():
     # Python ends an uncaught KeyboardInterrupt by killing itself with SIGINT.
     assert child.returncode == -signal.SIGINT, (child.returncode, err)
     assert waited < 5, f"{waited:.1f} s from SIGINT to exit"
+
+
+def test_ctrl_c_stops_a_long_render_with_keyboard_interrupt():
+    _interrupted_child(_ENDLESS, timeout=10)
 
 
 def _ticks_during(work):
@@ -105,25 +111,7 @@ print("finished", flush=True)
 
 @pytest.mark.parametrize("renderer", ["cpu-ref", "cpu-mt"])
 def test_ctrl_c_stops_one_long_frame(renderer):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    child = subprocess.Popen([sys.executable, "-c", _ONE_LONG_FRAME.replace("{renderer}", renderer)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert child.stdout.readline() == "drawing\n"
-        time.sleep(1.0)
-        assert child.poll() is None, "the frame ended before it was interrupted"
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=20)
-        waited = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert "finished" not in out
-    assert "KeyboardInterrupt" in err, err
-    assert child.returncode == -signal.SIGINT, (child.returncode, err)
-    assert waited < 5, f"{waited:.1f} s from SIGINT to exit"
+    _interrupted_child(_ONE_LONG_FRAME.replace("{renderer}", renderer), timeout=20)
 
 
 def test_a_signal_whose_handler_returns_leaves_the_frame_whole():
