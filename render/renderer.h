@@ -60,6 +60,7 @@ struct Workload {
   std::uint64_t circles_binned = 0;  // circles in the chunks that were binned (early exit skips the rest)
   std::uint64_t pairs = 0;           // (tile, circle) pairs binned, every chunk
   std::uint64_t chunks = 0;          // binning passes (1 unless the pair budget or early exit split it)
+  std::uint64_t pair_budget = 0;     // the most pairs a chunk may hold (the scratch it sizes; 0: no binning)
   std::uint64_t pixel_tests = 0;     // circle-pixel coverage tests in the shade kernel
   std::uint64_t blends = 0;          // circle-pixel blends
 };

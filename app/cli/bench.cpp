@@ -270,8 +270,8 @@ int run_bench(const BenchOptions& opt) {
             std::printf(" no binning (every block walks the circles);");
           } else {
             const double skipped = work.circles ? 1.0 - static_cast<double>(work.circles_binned) / work.circles : 0.0;
-            std::printf(" pairs %" PRIu64 " in %" PRIu64 " chunk%s, circles never binned %.1f%%;", work.pairs,
-                        work.chunks, work.chunks == 1 ? "" : "s", 100.0 * skipped);
+            std::printf(" pairs %" PRIu64 " in %" PRIu64 " chunk%s (budget %" PRIu64 " a chunk), circles never binned %.1f%%;",
+                        work.pairs, work.chunks, work.chunks == 1 ? "" : "s", work.pair_budget, 100.0 * skipped);
           }
           std::printf(" pixel tests %" PRIu64 ", blends %" PRIu64 ";", work.pixel_tests, work.blends);
         }
@@ -299,6 +299,7 @@ int run_bench(const BenchOptions& opt) {
                                                            {"circles_binned", work.circles_binned},
                                                            {"pairs", work.pairs},
                                                            {"chunks", work.chunks},
+                                                           {"pair_budget", work.pair_budget},
                                                            {"pixel_tests", work.pixel_tests},
                                                            {"blends", work.blends}}
                                           : nlohmann::json()}});

@@ -32,6 +32,21 @@ __global__ void animate_kernel(FusedStep s, int n) {
 
 CudaRenderer::CudaRenderer() { timer_.set_stages(false); }
 
+double CudaRenderer::available_device_memory(double held, std::string* limit_note) const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  double avail = static_cast<double>(free_bytes) + held;
+  const char* cap = std::getenv("CIRCLES_GPU_MEMORY_LIMIT_MB");
+  if (cap && *cap) {
+    const double limit = std::strtod(cap, nullptr) * 1024 * 1024;
+    if (limit >= 0 && limit < avail) {
+      avail = limit;
+      if (limit_note) *limit_note = std::string(" (CIRCLES_GPU_MEMORY_LIMIT_MB=") + cap + ")";
+    }
+  }
+  return avail;
+}
+
 void CudaRenderer::check_device_memory(std::size_t circles, int width, int height, double extra,
                                        const std::string& what, const std::string& detail,
                                        double held_extra) const {
@@ -43,17 +58,11 @@ void CudaRenderer::check_device_memory(std::size_t circles, int width, int heigh
   // What it holds already suffices (a load like the last one): no need to ask the driver, whose
   // answer costs tens of microseconds.
   if (need <= held && !(cap && *cap)) return;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  double avail = static_cast<double>(free_bytes) + held;
+  // Nor when a load as large passed before: this renderer's buffers only grow, so what it asked
+  // for then it holds, or could take, still (an allocation that fails is still an error).
+  if (need <= checked_need_ && !(cap && *cap)) return;
   std::string limit_note;
-  if (cap && *cap) {
-    const double limit = std::strtod(cap, nullptr) * 1024 * 1024;
-    if (limit >= 0 && limit < avail) {
-      avail = limit;
-      limit_note = std::string(" (CIRCLES_GPU_MEMORY_LIMIT_MB=") + cap + ")";
-    }
-  }
+  const double avail = available_device_memory(held, &limit_note);
   const double gib = 1024.0 * 1024 * 1024;
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s at %dx%d with %zu circles needs about %s of GPU memory%s%s", what.c_str(),
@@ -63,6 +72,7 @@ void CudaRenderer::check_device_memory(std::size_t circles, int width, int heigh
     throw std::runtime_error(std::string(buf) + "; the GPU has " + memory_text(avail) + " free" + limit_note);
   }
   if (need > 2 * gib) std::fprintf(stderr, "circles: note: %s\n", buf);
+  checked_need_ = need;
 }
 
 void CudaRenderer::load(const Scene& scene, int width, int height) {

@@ -152,6 +152,9 @@ class CudaRenderer : public Renderer {
                            std::size_t sample_step);
   DeviceInputFacts end_gather_device(const CircleArrays& arrays);
   void load_settings(const Scene& settings, std::size_t n, int width, int height);
+  // The GPU memory a load may use: the driver's free memory plus `held` (what this renderer
+  // holds already), capped by CIRCLES_GPU_MEMORY_LIMIT_MB where set (*limit_note then says so).
+  double available_device_memory(double held, std::string* limit_note = nullptr) const;
   // Refuses, before allocating, a load that cannot fit in the GPU's free memory plus what this
   // renderer already holds (its circles, image and `held_extra` bytes): `extra` bytes beyond the
   // circles and the image, which `what` and `detail` describe in the message. Says what a large
@@ -183,6 +186,7 @@ class CudaRenderer : public Renderer {
   StageTimer timer_;
   DeviceBuffer<float4> pos_rad_, color_, image_;
   DeviceBuffer<float2> velocity_;
+  mutable double checked_need_ = 0;  // the largest load check_device_memory passed
   // A deferred step (fuses_steps()): pending from advance() until draw() takes or flushes it.
   bool step_pending_ = false;
   std::int64_t step_frame_ = 0;  // the frame it starts from

@@ -329,8 +329,11 @@ TEST(GpuRenderer, BinnedPairCountsPast32BitsAreChunked) {
   Workload w;
   ASSERT_TRUE(r->work(&w));
   EXPECT_EQ(w.pairs, (1ull << 32) + 1);
-  EXPECT_GE(w.chunks, 64u) << r->plan();
-  EXPECT_LE(r->device_memory_peak(), 3ull << 30) << "the pair budget bounds the scratch";
+  ASSERT_GE(w.pair_budget, 1ull << 26);  // 2^26, or up to 2^28 where half the free memory holds them
+  EXPECT_LE(w.pair_budget, 1ull << 28);
+  EXPECT_GE(w.chunks, (w.pairs + w.pair_budget - 1) / w.pair_budget) << r->plan();
+  EXPECT_LE(r->device_memory_peak(), (3ull << 30) + 20 * (w.pair_budget - (1ull << 26)))
+      << "the pair budget bounds the scratch";
   r.reset();
   const Float4 under = inspect_pixel(scene, 2048, 2048, 1024, 1024, 16, 0).final_colour;
   const View v = make_view(2048, 2048);
@@ -389,11 +392,16 @@ TEST(GpuRenderer, BinnedRendersAMillionQuarterRadiusCirclesInBoundedMemory) {
     Workload w;
     ASSERT_TRUE(r->work(&w));
     SCOPED_TRACE(r->plan());
+    // The budget is 2^26 pairs, or up to 2^28 where half the GPU's free memory holds them; the
+    // scratch grows by ~20 bytes a pair of budget.
+    EXPECT_GE(w.pair_budget, 1ull << 26);
+    EXPECT_LE(w.pair_budget, 1ull << 28);
     if (!early) {
       EXPECT_GT(w.pairs, 1ull << 27);
-      EXPECT_GE(w.chunks, 3u);
+      EXPECT_GE(w.chunks, (w.pairs + w.pair_budget - 1) / w.pair_budget);
     }
-    EXPECT_LE(r->device_memory_peak(), 2ull << 30) << "the pair budget bounds the scratch";
+    EXPECT_LE(r->device_memory_peak(), (2ull << 30) + 20 * (w.pair_budget - (1ull << 26)))
+        << "the pair budget bounds the scratch";
     Image img;
     r->read_image(&img);
     std::vector<std::pair<int, int>> pixels = {{0, 0}, {1023, 0}, {0, 1023}, {1023, 1023}};

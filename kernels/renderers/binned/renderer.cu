@@ -73,17 +73,26 @@ int bits_for(unsigned n) {
 }
 
 // The pairs estimate_pairs counts on the host, for circles that are only on the device: each
-// circle's bounding-box tiles, summed per warp, one atomic a warp.
-__global__ void estimate_pairs_kernel(const float4* pos, int n, View v, int tile_shift, unsigned long long* sum) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+// circle's bounding-box tiles, grid-stride over the circles, summed per block, one atomic a block
+// (an atomic a warp, 31K on one address for 1M circles, took longer than the reads).
+constexpr int kEstimateThreads = 256;
+__global__ void __launch_bounds__(kEstimateThreads)
+    estimate_pairs_kernel(const float4* pos, int n, View v, int tile_shift, unsigned long long* sum) {
+  __shared__ unsigned long long s_warp[kEstimateThreads / 32];
   unsigned long long pairs = 0;
-  if (k < n) {
+  for (int k = blockIdx.x * kEstimateThreads + threadIdx.x; k < n; k += gridDim.x * kEstimateThreads) {
     const float4 p = pos[k];
     const TileRect t = tile_rect(p.x, p.y, p.w, v, tile_shift);
-    if (t.x1 >= t.x0) pairs = static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
+    if (t.x1 >= t.x0) pairs += static_cast<unsigned long long>(t.x1 - t.x0 + 1) * (t.y1 - t.y0 + 1);
   }
-  for (int o = 16; o > 0; o /= 2) pairs += __shfl_down_sync(0xffffffffu, pairs, o);
-  if ((threadIdx.x & 31) == 0 && pairs) atomicAdd(sum, pairs);
+  for (int o = 16; o > 0; o /= 2) pairs += __shfl_down_sync(kFullMask, pairs, o);
+  if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = pairs;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block = 0;
+    for (int w = 0; w < kEstimateThreads / 32; ++w) block += s_warp[w];
+    if (block) atomicAdd(sum, block);
+  }
 }
 
 class CudaTileBinnedRenderer final : public CudaRenderer {
@@ -138,11 +147,15 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   LoadPlan plan_and_check(std::size_t n, unsigned long long estimate, int width, int height) {
     const LoadPlan plan = plan_load(facts_, width, height, asked_);
     const double tiles = std::ceil(width / double(tile_)) * std::ceil(height / double(tile_));
-    // The pair budget: at most kMaxChunkPairs a chunk (and never fewer than one circle's worst
-    // case, every tile); per pair the keys and ids, double-buffered for the sort, and the sort's
-    // temporaries: about 20 bytes.
-    budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(std::min(limit_, kMaxChunkPairs))));
-    const double pairs_bytes = 20.0 * static_cast<double>(std::min<unsigned long long>(budget_, estimate));
+    const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
+                        2.0 * (keys16_.size() + keys16_alt_.size()) +
+                        4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
+                        8.0 * ranges_.size() + temp_.size() +
+                        4.0 * transmittance_.size() + settled_.size();
+    // The pair budget (never fewer than one circle's worst case, every tile): per pair the keys
+    // and ids, double-buffered for the sort, and the sort's temporaries, about 20 bytes.
+    budget_ = static_cast<unsigned long long>(std::max(tiles, static_cast<double>(pair_budget(estimate, held))));
+    const double pairs_bytes = kPairBytes * static_cast<double>(std::min<unsigned long long>(budget_, estimate));
     // Binning by counting: a matrix of tiles x blocks of circles and its scan.
     const double matrix_bytes =
         tiles <= kBinMaxTiles ? 8.0 * std::min<double>(kBinMaxMatrix, tiles * std::ceil(n / 32.0)) : 0.0;
@@ -151,11 +164,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const double extra =
         pairs_bytes + matrix_bytes + 12.0 * n + 9.0 * (tiles + 1) +
         (plan.early ? 4.0 * width * height : 0.0);
-    const double held = 4.0 * (keys_.size() + ids_.size() + keys_alt_.size() + ids_alt_.size()) +
-                        2.0 * (keys16_.size() + keys16_alt_.size()) +
-                        4.0 * (counts_.size() + offsets_.size() + matrix_.size() + matrix_offsets_.size()) +
-                        8.0 * ranges_.size() + temp_.size() +
-                        4.0 * transmittance_.size() + settled_.size();
     check_device_memory(n, width, height, extra, "cuda-tile-binned/" + std::to_string(tile_),
                         "pair budget " + std::to_string(budget_), held);
     return plan;
@@ -189,8 +197,23 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   std::uint64_t device_memory_peak() const override { return circles::device_memory_peak(); }
 
  private:
-  // The chunks' pair budget when nothing smaller is asked for: 2^26 pairs, ~1.3 GB of scratch.
+  // The chunks' pair budget when nothing smaller is asked for: 2^26 pairs (~1.3 GB of scratch),
+  // which any GPU that holds such a scene has room for, and up to 2^28 (~5.4 GB) where half the
+  // free memory holds them, so that 100M circles bin in one chunk (fewer counts, sorts and
+  // passes of the shade over the image).
   static constexpr unsigned long long kMaxChunkPairs = 1ull << 26;
+  static constexpr unsigned long long kMaxChunkPairsRoomy = 1ull << 28;
+  static constexpr double kPairBytes = 20.0;
+
+  // The pair budget of a scene whose first frame has at most `estimate` pairs, the renderer
+  // holding `held` bytes of scratch already: the driver is asked for its free memory only when
+  // the budget would pass kMaxChunkPairs.
+  unsigned long long pair_budget(unsigned long long estimate, double held) const {
+    const unsigned long long asked = std::min(limit_, kMaxChunkPairsRoomy);
+    if (std::min(asked, estimate) <= kMaxChunkPairs) return std::min(asked, kMaxChunkPairs);
+    const double room = 0.5 * available_device_memory(held) / kPairBytes;
+    return std::max(kMaxChunkPairs, std::min(asked, static_cast<unsigned long long>(room)));
+  }
 
   // The pairs of the first frame's circles (the host's walk; for the memory check only).
   unsigned long long estimate_pairs(const Scene& scene, int width, int height) const {
@@ -210,8 +233,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     pair_sum_.reserve(1);
     pair_sum_host_.reserve(1);
     CUDA_CHECK(cudaMemsetAsync(pair_sum_.get(), 0, sizeof(unsigned long long), stream()));
-    const int threads = 256;
-    estimate_pairs_kernel<<<static_cast<unsigned>((n + threads - 1) / threads), threads, 0, stream()>>>(
+    const std::size_t blocks = std::min<std::size_t>((n + kEstimateThreads - 1) / kEstimateThreads, 8 * sm_count());
+    estimate_pairs_kernel<<<static_cast<unsigned>(blocks), kEstimateThreads, 0, stream()>>>(
         circles().pos_rad, static_cast<int>(n), make_view(width, height), tile_shift(), pair_sum_.get());
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpyAsync(pair_sum_host_.get(), pair_sum_.get(), sizeof(unsigned long long),
@@ -477,6 +500,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     }
     last_work_.pairs = pairs;
     last_work_.chunks = static_cast<std::uint64_t>(chunks);
+    last_work_.pair_budget = budget_;
     char buf[200];
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", load_.early ? " (early exit)" : "",
                   frame_.why.c_str(), chunks,

@@ -106,7 +106,12 @@ __global__ void __launch_bounds__(kDupThreads)
     });
   };
   if (end - base <= 2u * kDupThreads || (!stage && end - base <= static_cast<unsigned>(kDupStage))) {  // uniform
-    if (k < hi) write_own();
+    // A circle's pairs end where the next one's begin (the next lane's offset): a circle with
+    // none, as most are in early exit's later chunks (their tiles settled), is not read at all.
+    unsigned next = __shfl_down_sync(kFullMask, o, 1);
+    if (k + 1 >= hi) next = total;
+    else if ((threadIdx.x & 31) == 31) next = static_cast<unsigned>(offsets[k + 1 - lo]);
+    if (k < hi && next != o) write_own();
     return;
   }
   const int n = k < hi ? counts[k - lo] : 0;
