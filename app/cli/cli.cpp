@@ -378,12 +378,15 @@ int run_cli(int argc, const char* const* argv) {
                      "Several frames: a printf pattern (f%04d.png) or NAME-NNNN.png");
   std::string mpi_mode;
   render->add_option("--mpi", mpi_mode,
-                     std::string("frames|bands, under mpirun (docs/SCALE.md): each rank a block of --frames, each "
-                                 "file written by its rank; or each frame's rows in bands over the ranks (cpu-ref, "
-                                 "cpu-mt), one PNG written by rank 0. Default under mpirun: frames where --frames "
-                                 "names several, else bands; the same bytes as one process") +
+                     std::string("frames|bands|circles, under mpirun (docs/SCALE.md): each rank a block of "
+                                 "--frames, each file written by its rank; or each frame's rows in bands over the "
+                                 "ranks (cpu-ref, cpu-mt), one PNG written by rank 0; frames and bands give the same "
+                                 "bytes as one process. circles: each rank a range of the circles, drawn to a layer "
+                                 "and composited (cpu-ref, cpu-mt; for scenes too big for one machine), one PNG by "
+                                 "rank 0, each 8-bit channel within 1 of cpu-ref's. Default under mpirun: frames "
+                                 "where --frames names several, else bands") +
                          (have_mpi() ? "" : " (not in this build: configured without MPI)"))
-      ->check(CLI::IsMember({"frames", "bands"}));
+      ->check(CLI::IsMember({"frames", "bands", "circles"}));
 
   FrameJob check_job;
   float tolerance = 2e-3f;

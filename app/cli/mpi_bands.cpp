@@ -2,10 +2,10 @@
 // the top one rank 0's, the next rank 1's, and so on; each rank draws its band exactly as cpu-ref
 // draws those rows of the whole frame (render/band_renderer.h), every circle that touches it. Once
 // every rank has drawn (agreed by a collective, so a failure anywhere stops all before any file is
-// begun), rank 0 writes the PNG as a stream (render/png.h): its own rows, then each rank's in turn,
-// received in messages of a few MiB and compressed as they arrive, so no rank holds more than its
-// band and rank 0 its band and one message. The file goes through a temporary renamed into place,
-// only once its last row is in; it is byte for byte the PNG one process writes.
+// begun), rank 0 writes the PNG as a stream (app/cli/mpi_gather.h): its own rows, then each rank's
+// in turn, received in messages of a few MiB and compressed as they arrive, so no rank holds more
+// than its band and rank 0 its band and one message. The file goes through a temporary renamed into
+// place, only once its last row is in; it is byte for byte the PNG one process writes.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -16,83 +16,14 @@
 
 #include "app/cli/failure.h"
 #include "app/cli/mpi_agree.h"
+#include "app/cli/mpi_gather.h"
 #include "app/cli/mpi_job.h"
 #include "app/cli/mpi_split.h"
 #include "app/common/args.h"
 #include "render/band_renderer.h"
-#include "render/png.h"
 #include "render/progress.h"
 
 namespace circles {
-
-namespace {
-
-constexpr int kRowsTag = 1;
-constexpr std::size_t kMessageBytes = std::size_t{8} << 20;  // rows of a band sent at once, at most (at least one row)
-
-// Joins the ranks' bands (each `band`: this rank's rows, top first) into the PNG at `path`, written
-// by rank 0; every rank calls it. Returns rank 0's failure to write (the others': none). Rank 0
-// receives every row even after a failure, so no rank is left waiting on a send.
-Failure gather_png(const MpiWorld& world, const std::string& path, int width, int height,
-                   const std::vector<std::uint8_t>& band) {
-  const int rank = world.rank(), ranks = world.size();
-  const std::size_t row_bytes = static_cast<std::size_t>(width) * 4;
-  const std::int64_t rows_per_message = std::max<std::int64_t>(1, static_cast<std::int64_t>(kMessageBytes / row_bytes));
-  if (rank != 0) {
-    const std::int64_t rows = static_cast<std::int64_t>(band.size() / row_bytes);
-    for (std::int64_t done = 0; done < rows; done += rows_per_message) {
-      const std::int64_t n = std::min(rows_per_message, rows - done);
-      mpi_check(MPI_Send(band.data() + done * row_bytes, static_cast<int>(n * row_bytes), MPI_BYTE, 0, kRowsTag,
-                         world.comm()),
-                "MPI_Send");
-    }
-    return {};
-  }
-  Failure failed;
-  std::unique_ptr<PngWriter> png;
-  // A step of the writing; after a failure, none (the writer is gone, its temporary removed).
-  auto attempt = [&](auto step) {
-    if (failed.code != 0) return;
-    try {
-      step();
-    } catch (...) {
-      failed = failure_of(std::current_exception());
-      png.reset();
-    }
-  };
-  attempt([&] {
-    png = std::make_unique<PngWriter>(path, width, height);
-    png->write_rows(band.data(), static_cast<int>(band.size() / row_bytes));
-  });
-  std::vector<std::uint8_t> message(static_cast<std::size_t>(std::min<std::int64_t>(rows_per_message, height)) * row_bytes);
-  for (int k = 1; k < ranks; ++k) {
-    const std::int64_t rows = block_of(0, height, k, ranks).size();
-    for (std::int64_t done = 0; done < rows; done += rows_per_message) {
-      const std::int64_t n = std::min(rows_per_message, rows - done);
-      const int bytes = static_cast<int>(n * row_bytes);
-      MPI_Status status;
-      mpi_check(MPI_Recv(message.data(), bytes, MPI_BYTE, k, kRowsTag, world.comm(), &status), "MPI_Recv");
-      int got = 0;
-      mpi_check(MPI_Get_count(&status, MPI_BYTE, &got), "MPI_Get_count");
-      if (got != bytes)
-        mpi_abort("rank " + std::to_string(k) + " sent " + std::to_string(got) + " bytes of rows where " +
-                  std::to_string(bytes) + " were due");
-      attempt([&] { png->write_rows(message.data(), static_cast<int>(n)); });
-    }
-  }
-  attempt([&] { png->finish(); });
-  return failed;
-}
-
-// The image's rows, bottom first (read_rgba8), turned top first (a PNG's order) in place.
-void top_first(std::vector<std::uint8_t>* rgba, std::size_t row_bytes) {
-  const std::size_t rows = row_bytes ? rgba->size() / row_bytes : 0;
-  for (std::size_t a = 0, b = rows; a + 1 < b; ++a, --b)
-    std::swap_ranges(rgba->begin() + a * row_bytes, rgba->begin() + (a + 1) * row_bytes,
-                     rgba->begin() + (b - 1) * row_bytes);
-}
-
-}  // namespace
 
 int render_bands_over_ranks(const MpiWorld& world, const MpiRenderJob& job) {
   const int rank = world.rank(), ranks = world.size();
@@ -139,11 +70,7 @@ int render_bands_over_ranks(const MpiWorld& world, const MpiRenderJob& job) {
     if (all.code == 0) all = agree(world, gather_png(world, path, width, height, band));
     if (all.code != 0) {
       // Say which frame failed and what became of the others, as one process does.
-      if (several) {
-        const std::string done = frames_phrase({{job.first, f}}, "written");
-        all.message += "; frame " + std::to_string(f) + " failed, " + (done.empty() ? "no frame was written" : done) +
-                       ", " + frames_phrase({{f, job.last}}, "not written");
-      }
+      if (several) say_frames_left(&all, job.first, f, job.last);
       break;
     }
     if (rank == 0) {

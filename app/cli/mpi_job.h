@@ -1,5 +1,6 @@
 // What the MPI render paths share (app/cli/mpi_render.cpp resolves it on every rank; the modes
 // take it): the scene at its frame, the frame size and range, the output pattern and the renderer.
+// The three ways (docs/SCALE.md): frames, bands (sort-first) and circles (sort-last).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,5 +31,9 @@ std::string frames_phrase(const std::vector<Block>& blocks, const char* what);
 int render_frames_over_ranks(const MpiWorld& world, const MpiRenderJob& job);
 // Each frame's rows in bands, one a rank, one PNG written by rank 0 (mpi_bands.cpp).
 int render_bands_over_ranks(const MpiWorld& world, const MpiRenderJob& job);
+// Each rank a contiguous range of the circles drawn to a layer, the layers composited by rows in
+// rank order, one PNG written by rank 0 (mpi_circles.cpp). Takes the job's scene: each rank keeps
+// its range only.
+int render_circles_over_ranks(const MpiWorld& world, MpiRenderJob&& job);
 
 }  // namespace circles

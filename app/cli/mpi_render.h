@@ -1,8 +1,10 @@
 // `circles render` over MPI ranks (docs/SCALE.md), under mpirun or with --mpi: `frames` gives
 // each rank a contiguous block of --frames, each file written by its rank; `bands` splits each
 // frame's rows into bands, one a rank, drawn exactly (cpu-ref's pixels) and joined by rank 0 into
-// one PNG written as the rows arrive. Either way the files are the bytes one process writes. The
-// default: frames where --frames names several, else bands. Built with MPI (mpi_render.cpp) or
+// one PNG written as the rows arrive: either way the files are the bytes one process writes.
+// `circles` (sort-last) splits the scene's circles into ranges, one a rank, each drawn to a layer
+// of the whole frame and composited in rank order: each 8-bit channel within 1 of cpu-ref's
+// (docs/SCALE.md). The default: frames where --frames names several, else bands. Built with MPI (mpi_render.cpp) or
 // without (mpi_render_none.cpp, which says this build has none).
 #pragma once
 #include <string>
