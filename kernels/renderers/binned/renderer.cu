@@ -58,6 +58,7 @@
 #include "kernels/renderers/binned/shade_rows8.cuh"
 #include "kernels/renderers/binned/shade_tiny.cuh"
 #include "render/modes.h"
+#include "render/progress.h"
 #include "render/renderer.h"
 
 namespace circles {
@@ -489,6 +490,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
       pairs += total;
       first = false;
+      // A frame of many chunks (100M deep circles) takes seconds: its share done, on the
+      // progress line where there is one (render/progress.h; a no-op otherwise).
+      if (n > 0) progress_within(static_cast<double>(load_.early ? n - lo : hi) / n);
       if (load_.early) {
         done_hi = lo;
         size = std::min(size * 2, kMaxEarlyChunk);
