@@ -196,6 +196,7 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given, co
   // A bad pattern, an empty -o or an unwritable place fails before any work.
   if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
   // Under mpirun (or with --mpi): the frames or the rows over the ranks (docs/SCALE.md).
+  if (have_mpi()) job.beyond_max = "up to " + std::to_string(kMaxBandsSide) + " over MPI ranks: --mpi bands";
   if (!mpi_mode.empty() || mpi_launch().launched) return render_over_mpi(job, pattern, mpi_mode);
   job.check_outputs = [&](std::int64_t f, bool several) { check_output_path(frame_path(pattern, f, several), "-o"); };
   Scene scene;

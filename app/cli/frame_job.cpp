@@ -33,7 +33,7 @@ void FrameJob::resolve(Scene* s, int* w, int* h, std::int64_t* first, std::int64
   const std::string why = unavailable_reason(*info);
   if (!why.empty()) throw std::invalid_argument("renderer '" + renderer + "' is unavailable: " + why);
   if (!frames.empty()) parse_frames(frames, first, last);
-  if (!size.empty()) parse_size(size, w, h);
+  if (!size.empty()) parse_size(size, w, h, max_side, beyond_max);
   if (check_outputs) check_outputs(frames.empty() ? 0 : *first, !frames.empty() && *last - *first > 1);
   if (const std::string note = scene_source_note(scene); !note.empty() && notes)
     std::fprintf(stderr, "circles: note: %s\n", note.c_str());

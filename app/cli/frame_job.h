@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "app/common/args.h"
 #include "render/builtin_scenes.h"
 #include "render/renderer.h"
 
@@ -35,6 +36,9 @@ struct FrameJob {
   bool notes = true;
   int host_ranks = 1;
   std::function<double(int width, int height)> held_pixels;
+  // The largest side -s takes, and where larger ones go (a phrase for the error; "": nowhere).
+  int max_side = kMaxSide;
+  std::string beyond_max;
 
   void add_to(CLI::App* cmd);
   // Resolves everything up front, so a bad flag fails before any work is done.

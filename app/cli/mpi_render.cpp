@@ -97,6 +97,10 @@ int render_over_mpi(FrameJob& job, const std::string& pattern, const std::string
       return block_of(f, l, rank, ranks);
     };
     job.held_pixels = held_pixels(mode, rank, ranks);
+    // Bands only: no process holds more than its band (and rank 0 one message of rows); the
+    // other modes hold whole frames.
+    job.max_side = mode == "bands" ? kMaxBandsSide : kMaxSide;
+    if (mode == "bands") job.beyond_max.clear();
     job.check_outputs = [writes, pattern, range = !job.frames.empty(), last](std::int64_t f, bool many) {
       const Block b = writes(f, range ? last : f + 1);
       if (b.size() > 0) check_output_path(frame_path(pattern, b.begin, many), "-o");

@@ -11,7 +11,7 @@
 
 namespace circles {
 
-void parse_size(const std::string& text, int* width, int* height) {
+void parse_size(const std::string& text, int* width, int* height, int max_side, const std::string& beyond) {
   const std::size_t x = text.find_first_of("xX");
   auto number = [&](const std::string& s) {
     if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
@@ -21,8 +21,9 @@ void parse_size(const std::string& text, int* width, int* height) {
   if (x == std::string::npos)
     throw std::invalid_argument("bad size '" + text + "': expected WxH, e.g. 1024x768");
   const int w = number(text.substr(0, x)), h = number(text.substr(x + 1));
-  if (w < 1 || h < 1 || w > 16384 || h > 16384)
-    throw std::invalid_argument("bad size '" + text + "': width and height must be 1..16384");
+  if (w < 1 || h < 1 || w > max_side || h > max_side)
+    throw std::invalid_argument("bad size '" + text + "': width and height must be 1.." + std::to_string(max_side) +
+                                (beyond.empty() || (w < 1 || h < 1) ? "" : " (" + beyond + ")"));
   *width = w;
   *height = h;
 }
