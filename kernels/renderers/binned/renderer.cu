@@ -50,6 +50,7 @@
 #include "kernels/primitives/warp.cuh"
 #include "kernels/renderers/tile_common.cuh"
 #include "kernels/renderers/binned/geometry.cuh"
+#include "kernels/renderers/binned/chunks.h"
 #include "kernels/renderers/binned/plan.h"
 #include "kernels/renderers/binned/sort_path.cuh"
 #include "kernels/renderers/binned/count_path.cuh"
@@ -362,26 +363,21 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     const bool step_fused = step.kind != Animation::None;
 
     if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
-    // The chunks: exact mode walks the circles forward, early exit backward from the last; a
-    // chunk whose pairs exceed the budget is halved until they fit (chunk_ remembers the size
-    // that fit for the next frame).
-    int done_lo = 0, done_hi = n;  // circles still to do: [done_lo, done_hi)
-    int size = load_.early ? std::min(n, load_.first_early_chunk) : std::max(1, std::min(chunk_, n));
-    bool first = true, widened = false;
-    unsigned long long open_before = tiles;  // open tiles before the last chunk was shaded
+    // The chunks (ChunkWalk, chunks.h): exact mode walks the circles forward, early exit backward
+    // from the last; a chunk whose pairs exceed the budget is halved until they fit (chunk_
+    // remembers the size that fit for the next frame).
+    ChunkWalk walk(n, load_.early, load_.early ? load_.first_early_chunk : chunk_, tiles);
     int chunks = 0;
     unsigned long long pairs = 0;
     std::string binning;     // why a chunk that could bin by counting was sorted
     int binning_blocks = 0;  // circles a block where chunks were binned by counting
     bool sorted = false;     // whether any chunk was sorted
     bool ahead = false;      // whether the first chunk went ahead of its count (below)
-    for (long long guard = 0; done_lo < done_hi || first; ++guard) {
-      // Each pass either shades a chunk or halves one, so this bound is never reached.
-      if (guard > 4ll * n + 64) throw std::logic_error("cuda-tile-binned: chunking made no progress");
+    while (walk.next()) {
       // Between chunks a long frame can be stopped (any animation step is done by now, in place).
-      if (guard > 0) stop_if_interrupted();
-      int lo = load_.early ? std::max(done_lo, done_hi - size) : done_lo;
-      int hi = load_.early ? done_hi : std::min(done_hi, done_lo + size);
+      if (walk.passes() > 1) stop_if_interrupted();
+      const int lo = walk.lo(), hi = walk.hi();
+      const bool first = walk.first(), last = walk.last();
       stage_begin("count");
       CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
       counts_.reserve(std::max(hi - lo, 1));
@@ -407,10 +403,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         CUDA_CHECK_LAUNCH();
       }
       step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
-      const bool last = load_.early ? lo == done_lo : hi == done_hi;
       unsigned long long total = 0;
       bool counting = per_block > 0;
-      if (counting && first && guard == 0 && ids_.size() > 0) {
+      if (counting && first && walk.passes() == 1 && ids_.size() > 0) {
         // Ahead: the frame's first chunk, binned by counting into the ids buffer the last frames
         // grew, goes on to its scan, scatter and shade without waiting for the count; the
         // scatter checks the count on the device (too many pairs for the buffer, or a block's
@@ -440,21 +435,11 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
         CUDA_CHECK(cudaStreamSynchronize(stream()));
         stage("count");
         total = host_stats_->total;
-        const unsigned long long open = host_stats_->unsettled;  // after the last shade (early exit)
-        if (!first && load_.early && open == 0) break;                 // every tile has stopped
-        if (!first && load_.early && !widened && lo > done_lo && (open > tiles / 4 || 10 * open >= 9 * open_before)) {
-          // Many tiles are still open, or the last chunk settled hardly any (tiles with pixels no
-          // circle reaches, such as the margins of a wide frame, never settle): more chunks will
-          // not pay, so the rest goes in one chunk (halved again if it exceeds the budget).
-          size = done_hi - done_lo;
-          widened = true;
-          continue;
-        }
-        if (total > budget_ && hi - lo > 1) {
-          size = std::max(1, (hi - lo) / 2);  // too many pairs for the budget: halve, count again
-          if (!load_.early) chunk_ = size;
-          continue;
-        }
+        // Early exit's open tiles are those after the last shade.
+        const ChunkWalk::Verdict verdict = walk.counted(total, budget_, host_stats_->unsettled);
+        if (verdict == ChunkWalk::Verdict::Stop) break;  // every tile has stopped
+        if (verdict == ChunkWalk::Verdict::Halved && !load_.early) chunk_ = walk.size();
+        if (verdict != ChunkWalk::Verdict::Bin) continue;  // halved or widened: count it again
         // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
         // sort (its per-circle counts are there too) and later frames smaller blocks.
         if (counting) {
@@ -473,7 +458,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
           // not fit does not try again every other frame.
           pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
         }
-        if (!first) open_before = open;
         if (total > 0) {
           // Room for a few more pairs next frame, so that its first chunk can go ahead.
           ids_.reserve(std::min<unsigned long long>(budget_, total + total / 8));
@@ -489,17 +473,10 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
       ++chunks;
       last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
       pairs += total;
-      first = false;
+      walk.done();
       // A frame of many chunks (100M deep circles) takes seconds: its share done, on the
       // progress line where there is one (render/progress.h; a no-op otherwise).
       if (n > 0) progress_within(static_cast<double>(load_.early ? n - lo : hi) / n);
-      if (load_.early) {
-        done_hi = lo;
-        size = std::min(size * 2, kMaxEarlyChunk);
-      } else {
-        done_lo = hi;
-      }
-      if (last) break;
       if (ahead && load_.early && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
     }
     last_work_.pairs = pairs;
@@ -633,7 +610,6 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   int shade_tile() const override { return tile_; }
   // Each frame's animation step runs inside the direct shade kernel or the first count.
   bool fuses_steps() const override { return true; }
-  static constexpr int kMaxEarlyChunk = 1 << 24;  // early exit's chunks double up to this
   const int tile_;
   int tile_shift() const { return tile_ == kLargeTile ? 5 : 4; }  // tile_rect's: tile_ == 1 << tile_shift()
   const DeviceScan scan_;  // `--scan`
