@@ -599,9 +599,9 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     stage_begin("ranges");
     ranges_.reserve(tiles);
     CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
-    constexpr unsigned threads = 256, per_block = threads * 8;  // eight pairs a thread
-    tile_ranges_kernel<Key><<<(total + per_block - 1) / per_block, threads, 0, stream()>>>(keys.Current(), total,
-                                                                                          ranges_.get());
+    constexpr unsigned per_block = kRangesThreads * kRangesPer;
+    tile_ranges_kernel<Key><<<(total + per_block - 1) / per_block, kRangesThreads, 0, stream()>>>(
+        keys.Current(), total, ranges_.get());
     CUDA_CHECK_LAUNCH();
     ids_sorted_ = ids.Current();
     stage("ranges", true);

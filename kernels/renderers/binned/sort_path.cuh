@@ -158,11 +158,13 @@ __global__ void __launch_bounds__(kDupThreads)
 }
 
 // Each tile's range of the sorted pairs: one streaming pass over the keys, bandwidth-bound.
-// Eight keys a thread in 16-byte loads (one for 16-bit keys, two for 32-bit), each compared with
-// the one before it: a run starts where the key changes.
+// kRangesPer (eight) keys a thread in 16-byte loads (one for 16-bit keys, two for 32-bit), each
+// compared with the one before it: a run starts where the key changes. A launch covers n keys in
+// blocks of kRangesThreads * kRangesPer.
+constexpr unsigned kRangesThreads = 256, kRangesPer = 8;
 template <class Key>
 __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
-  constexpr unsigned kPer = 8;
+  constexpr unsigned kPer = kRangesPer;
   const unsigned i0 = (blockIdx.x * blockDim.x + threadIdx.x) * kPer;
   if (i0 >= n) return;
   Key k[kPer];
