@@ -4,7 +4,6 @@
 #include "render/band_renderer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -22,8 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-constexpr int kStripeRows = 32;  // rows a thread shades at a time
 
 class BandRenderer final : public Renderer {
  public:
@@ -114,47 +111,19 @@ class BandRenderer final : public Renderer {
     }
   }
 
+  // The band drawn in stripes of rows on the threads (draw_in_stripes, render/cpu_renderers.h).
   void draw_in_stripes() {
-    if (rows_ == 0) return;
-    stripes_ = (rows_ + kStripeRows - 1) / kStripeRows;
-    // Bin: chunk k of the circles lists, per stripe, its circles that may touch it, in order; the
-    // chunks are kept in order, so each stripe sees its circles in the scene's order.
-    const std::size_t n = scene_.circles.size();
-    chunk_ = std::max<std::size_t>(4096, (n + 63) / 64);
-    const std::size_t chunks = n ? (n + chunk_ - 1) / chunk_ : 0;
-    bins_.resize(chunks);
-    for (auto& b : bins_) {
-      b.resize(stripes_);
-      for (auto& v : b) v.clear();
-    }
-    parallel_for(chunks, 1, [](void* self, std::size_t b, std::size_t e) {
-      for (std::size_t k = b; k < e && !interrupt_requested(); ++k) static_cast<BandRenderer*>(self)->bin(k);
-    }, this, threads_);
-    stop_if_interrupted();
-    stripes_done_ = 0;
-    parallel_for(static_cast<std::size_t>(stripes_), 1, [](void* self, std::size_t b, std::size_t e) {
-      auto* me = static_cast<BandRenderer*>(self);
-      for (std::size_t s = b; s < e && !interrupt_requested(); ++s) {
-        me->shade_stripe(static_cast<int>(s));
-        progress_within(static_cast<double>(++me->stripes_done_) / me->stripes_);
-      }
-    }, this, threads_);
-    stop_if_interrupted();
+    circles::draw_in_stripes(
+        rows_, scene_.circles.size(), threads_, &bins_,
+        [this](std::size_t idx, int* j0, int* j1) {
+          rows_of(scene_.circles[idx], 0, rows_ - 1, j0, j1);
+          return *j0 <= *j1;
+        },
+        [this](int s, int b0, int b1) { shade_stripe(s, b0, b1); });
   }
 
-  void bin(std::size_t k) {
-    const std::size_t begin = k * chunk_, end = std::min(scene_.circles.size(), begin + chunk_);
-    std::vector<std::vector<std::uint32_t>>& out = bins_[k];
-    for (std::size_t idx = begin; idx < end; ++idx) {
-      int j0, j1;
-      rows_of(scene_.circles[idx], 0, rows_ - 1, &j0, &j1);
-      if (j0 > j1) continue;
-      for (int s = j0 / kStripeRows; s <= j1 / kStripeRows; ++s) out[s].push_back(static_cast<std::uint32_t>(idx));
-    }
-  }
-
-  void shade_stripe(int s) {
-    const int b0 = s * kStripeRows, b1 = std::min(rows_, b0 + kStripeRows) - 1;
+  // Stripe s, band rows [b0, b1]: their backgrounds, then its binned circles in order.
+  void shade_stripe(int s, int b0, int b1) {
     clear(b0, b1);
     for (const auto& chunk_bins : bins_)
       for (std::uint32_t idx : chunk_bins[s]) {
@@ -172,10 +141,7 @@ class BandRenderer final : public Renderer {
   Image image_;
   std::vector<float> px_, py_;  // pixel centres of the columns and of the band's rows
   double animate_ms_ = 0, render_ms_ = 0;
-  int stripes_ = 0;
-  std::size_t chunk_ = 1;
-  std::atomic<int> stripes_done_{0};
-  std::vector<std::vector<std::vector<std::uint32_t>>> bins_;  // [chunk][stripe] -> circle ids
+  StripeBins bins_;  // [chunk][stripe] -> circle ids
 };
 
 }  // namespace

@@ -1,12 +1,11 @@
 // A layer of a range of circles on the CPU (render/layer_renderer.h): cpu-ref's loop, circle by
 // circle in order over each circle's pixel box, blending C and S through blend_circle and T after
 // it; with threads, stripes of rows are shaded in parallel, each stripe's circles binned in order
-// first (the band renderer's way, render/band_renderer.cpp). Animation steps each circle of the
+// first (the band renderer's way: draw_in_stripes, render/cpu_renderers.h). Animation steps each circle of the
 // range with its index in the whole scene.
 #include "render/layer_renderer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -43,8 +42,6 @@ CircleRange take_circle_range(Scene whole, std::size_t begin, std::size_t end) {
 
 namespace {
 
-constexpr int kStripeRows = 32;  // rows a thread shades at a time
-
 // Circle c over pixels [i0, i1] of one layer row (centres px[i], py): blend_circle on C and S,
 // then T. Built twice, as cpu-ref's blend_row is (render/cpu_renderers.cpp): with FMA
 // instructions and without (glibc's fmaf, correctly rounded too: the same bits either way).
@@ -68,10 +65,7 @@ struct LayerRenderer::State {
   View view;
   std::vector<float> px, py;  // pixel centres of the columns and rows
   std::vector<LayerPixel> pixels;
-  int stripes = 0;
-  std::size_t chunk = 1;
-  std::atomic<int> stripes_done{0};
-  std::vector<std::vector<std::vector<std::uint32_t>>> bins;  // [chunk][stripe] -> circle ids
+  StripeBins bins;  // [chunk][stripe] -> circle ids
 
   const CircleList& circles() const { return range.scene.circles; }
   LayerPixel* row(int j) { return &pixels[static_cast<std::size_t>(j) * view.width]; }
@@ -122,57 +116,29 @@ struct LayerRenderer::State {
     }
   }
 
-  void draw_in_stripes();
-  void bin(std::size_t k);
-  void shade_stripe(int s);
-};
-
-void LayerRenderer::State::draw_in_stripes() {
-  stripes = (view.height + kStripeRows - 1) / kStripeRows;
-  // Chunk k of the circles lists, per stripe, its circles that may touch it, in order; the chunks
-  // stay in order, so each stripe sees its circles in the scene's order.
-  const std::size_t n = circles().size();
-  chunk = std::max<std::size_t>(4096, (n + 63) / 64);
-  const std::size_t chunks = n ? (n + chunk - 1) / chunk : 0;
-  bins.resize(chunks);
-  for (auto& b : bins) {
-    b.resize(stripes);
-    for (auto& v : b) v.clear();
+  // The layer drawn in stripes of rows on the threads (draw_in_stripes, render/cpu_renderers.h).
+  void draw_in_stripes() {
+    circles::draw_in_stripes(
+        view.height, circles().size(), threads, &bins,
+        [this](std::size_t idx, int* j0, int* j1) { return rows_of(circles()[idx], j0, j1); },
+        [this](int s, int r0, int r1) { shade_stripe(s, r0, r1); });
   }
-  parallel_for(chunks, 1, [](void* self, std::size_t b, std::size_t e) {
-    for (std::size_t k = b; k < e && !interrupt_requested(); ++k) static_cast<State*>(self)->bin(k);
-  }, this, threads);
-  stop_if_interrupted();
-  stripes_done = 0;
-  parallel_for(static_cast<std::size_t>(stripes), 1, [](void* self, std::size_t b, std::size_t e) {
-    auto* me = static_cast<State*>(self);
-    for (std::size_t s = b; s < e && !interrupt_requested(); ++s) {
-      me->shade_stripe(static_cast<int>(s));
-      progress_within(static_cast<double>(++me->stripes_done) / me->stripes);
-    }
-  }, this, threads);
-  stop_if_interrupted();
-}
 
-void LayerRenderer::State::bin(std::size_t k) {
-  const std::size_t begin = k * chunk, end = std::min(circles().size(), begin + chunk);
-  std::vector<std::vector<std::uint32_t>>& out = bins[k];
-  for (std::size_t idx = begin; idx < end; ++idx) {
-    const Circle& c = circles()[idx];
-    int j0, j1, i0, i1;
-    pixel_span(c.y, c.radius, view.scale, view.off_y, view.height, &j0, &j1);
+  // Whether circle c may touch the layer (its row and column spans both non-empty), its rows [j0, j1].
+  bool rows_of(const Circle& c, int* j0, int* j1) const {
+    int i0, i1;
+    pixel_span(c.y, c.radius, view.scale, view.off_y, view.height, j0, j1);
     pixel_span(c.x, c.radius, view.scale, view.off_x, view.width, &i0, &i1);
-    if (j0 > j1 || i0 > i1) continue;
-    for (int s = j0 / kStripeRows; s <= j1 / kStripeRows; ++s) out[s].push_back(static_cast<std::uint32_t>(idx));
+    return *j0 <= *j1 && i0 <= i1;
   }
-}
 
-void LayerRenderer::State::shade_stripe(int s) {
-  const int r0 = s * kStripeRows, r1 = std::min(view.height, r0 + kStripeRows) - 1;
-  clear(r0, r1);
-  for (const auto& chunk_bins : bins)
-    for (std::uint32_t idx : chunk_bins[s]) blend(circles()[idx], r0, r1);
-}
+  // Stripe s, rows [r0, r1]: its start, then its binned circles in order.
+  void shade_stripe(int s, int r0, int r1) {
+    clear(r0, r1);
+    for (const auto& chunk_bins : bins)
+      for (std::uint32_t idx : chunk_bins[s]) blend(circles()[idx], r0, r1);
+  }
+};
 
 LayerRenderer::LayerRenderer(unsigned threads, bool bottom) : s_(std::make_unique<State>()) {
   s_->threads = threads;
