@@ -33,6 +33,8 @@ int render_bands_over_ranks(const MpiWorld& world, const MpiRenderJob& job) {
   const std::size_t row_bytes = static_cast<std::size_t>(width) * 4;
   const std::int64_t most = block_of(0, height, 0, ranks).size(), least = block_of(0, height, ranks - 1, ranks).size();
   const std::string band_rows = std::to_string(least) + (most != least ? " or " + std::to_string(most) : "");
+  const std::string how =
+      "bands of " + band_rows + " rows over " + std::to_string(ranks) + " rank" + (ranks > 1 ? "s" : "");
   if (rank == 0 && several)
     std::fprintf(stderr, "%s: %" PRId64 " frames -> %" PRId64 " files, %s ... %s\n", job.label.c_str(),
                  job.last - job.first, job.last - job.first, frame_path(job.pattern, job.first, several).c_str(),
@@ -66,20 +68,7 @@ int render_bands_over_ranks(const MpiWorld& world, const MpiRenderJob& job) {
       failed = failure_of(std::current_exception());
     }
     all = agree(world, failed);
-    const std::string path = frame_path(job.pattern, f, several);
-    if (all.code == 0) all = agree(world, gather_png(world, path, width, height, band));
-    if (all.code != 0) {
-      // Say which frame failed and what became of the others, as one process does.
-      if (several) say_frames_left(&all, job.first, f, job.last);
-      break;
-    }
-    if (rank == 0) {
-      char line[512];
-      std::snprintf(line, sizeof line, "%s: frame %" PRId64 " (%dx%d, %s, bands of %s rows over %d rank%s) -> ",
-                    job.label.c_str(), f, width, height, job.renderer.c_str(), band_rows.c_str(), ranks,
-                    ranks > 1 ? "s" : "");
-      progress->message(line + path);
-    }
+    if (!finish_frame(world, job, f, band, how, progress.get(), &all)) break;
   }
   return report(world, all);
 }

@@ -191,7 +191,6 @@ float prepare(MpiRenderJob& job, int rank, int ranks, LayerRenderer* layer, Piec
 
 int render_circles_over_ranks(const MpiWorld& world, MpiRenderJob&& job) {
   const int rank = world.rank(), ranks = world.size();
-  const bool several = job.last - job.first > 1;
   const unsigned threads = job.renderer == "cpu-ref" ? 1 : 0;
   if (rank == 0) say_plan(job, static_cast<std::int64_t>(job.scene.circles.size()), ranks);
   LayerRenderer layer(threads, rank == 0);
@@ -210,6 +209,7 @@ int render_circles_over_ranks(const MpiWorld& world, MpiRenderJob&& job) {
   Failure all = agree(world, failed);
   if (all.code == 0) note_colours(world, job, most);
   const std::size_t row_bytes = static_cast<std::size_t>(job.width) * 4;
+  const std::string how = "circles over " + std::to_string(ranks) + " rank" + (ranks > 1 ? "s" : "") + ", composited";
   for (std::int64_t f = job.first; f < job.last && all.code == 0; ++f) {
     try {
       if (f > job.first) layer.advance();
@@ -229,18 +229,7 @@ int render_circles_over_ranks(const MpiWorld& world, MpiRenderJob&& job) {
       }
       all = agree(world, failed);
     }
-    const std::string path = frame_path(job.pattern, f, several);
-    if (all.code == 0) all = agree(world, gather_png(world, path, job.width, job.height, buf.rgba));
-    if (all.code != 0) {
-      if (several) say_frames_left(&all, job.first, f, job.last);
-      break;
-    }
-    if (rank == 0) {
-      char line[512];
-      std::snprintf(line, sizeof line, "%s: frame %" PRId64 " (%dx%d, %s, circles over %d rank%s, composited) -> ",
-                    job.label.c_str(), f, job.width, job.height, job.renderer.c_str(), ranks, ranks > 1 ? "s" : "");
-      progress->message(line + path);
-    }
+    if (!finish_frame(world, job, f, buf.rgba, how, progress.get(), &all)) break;
   }
   return report(world, all);
 }

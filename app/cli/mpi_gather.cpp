@@ -2,12 +2,17 @@
 #include "app/cli/mpi_gather.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <exception>
 #include <memory>
 
+#include "app/cli/mpi_agree.h"
 #include "app/cli/mpi_job.h"
 #include "app/cli/mpi_split.h"
+#include "app/common/args.h"
 #include "render/png.h"
+#include "render/progress.h"
 
 namespace circles {
 
@@ -90,6 +95,25 @@ void say_frames_left(Failure* all, std::int64_t first, std::int64_t failed, std:
   const std::string done = frames_phrase({{first, failed}}, "written");
   all->message += "; frame " + std::to_string(failed) + " failed, " + (done.empty() ? "no frame was written" : done) +
                   ", " + frames_phrase({{failed, last}}, "not written");
+}
+
+bool finish_frame(const MpiWorld& world, const MpiRenderJob& job, std::int64_t f, const std::vector<std::uint8_t>& rows,
+                  const std::string& how, Progress* progress, Failure* all) {
+  const bool several = job.last - job.first > 1;
+  const std::string path = frame_path(job.pattern, f, several);
+  if (all->code == 0) *all = agree(world, gather_png(world, path, job.width, job.height, rows));
+  if (all->code != 0) {
+    // Say which frame failed and what became of the others, as one process does.
+    if (several) say_frames_left(all, job.first, f, job.last);
+    return false;
+  }
+  if (world.rank() == 0) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%s: frame %" PRId64 " (%dx%d, %s, %s) -> ", job.label.c_str(), f, job.width,
+                  job.height, job.renderer.c_str(), how.c_str());
+    progress->message(line + path);
+  }
+  return true;
 }
 
 }  // namespace circles
