@@ -14,6 +14,7 @@
 #include "render/interrupt.h"
 #include "render/progress.h"
 #include "render/raster.h"
+#include "render/stripes.h"
 
 namespace circles {
 
@@ -111,7 +112,7 @@ class BandRenderer final : public Renderer {
     }
   }
 
-  // The band drawn in stripes of rows on the threads (draw_in_stripes, render/cpu_renderers.h).
+  // The band drawn in stripes of rows on the threads (draw_in_stripes, render/stripes.h).
   void draw_in_stripes() {
     circles::draw_in_stripes(
         rows_, scene_.circles.size(), threads_, &bins_,

@@ -1,8 +1,8 @@
 // A layer of a range of circles on the CPU (render/layer_renderer.h): cpu-ref's loop, circle by
 // circle in order over each circle's pixel box, blending C and S through blend_circle and T after
 // it; with threads, stripes of rows are shaded in parallel, each stripe's circles binned in order
-// first (the band renderer's way: draw_in_stripes, render/cpu_renderers.h). Animation steps each circle of the
-// range with its index in the whole scene.
+// first (the band renderer's way: draw_in_stripes, render/stripes.h). Animation steps each circle
+// of the range with its index in the whole scene.
 #include "render/layer_renderer.h"
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "render/interrupt.h"
 #include "render/progress.h"
 #include "render/raster.h"
+#include "render/stripes.h"
 
 namespace circles {
 
@@ -116,7 +117,7 @@ struct LayerRenderer::State {
     }
   }
 
-  // The layer drawn in stripes of rows on the threads (draw_in_stripes, render/cpu_renderers.h).
+  // The layer drawn in stripes of rows on the threads (draw_in_stripes, render/stripes.h).
   void draw_in_stripes() {
     circles::draw_in_stripes(
         view.height, circles().size(), threads, &bins,
