@@ -81,6 +81,11 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
   s.width = out.width, s.height = out.height;
   const double pixels = static_cast<double>(out.width) * out.height;
   const double scale = std::min(out.width, out.height);
+  // cpu-ref's work for a circle: the pixels of its box inside the frame (capped at the frame).
+  auto box_pixels = [&](float radius) {
+    const double r_frame = static_cast<double>(radius) * scale;
+    return std::min(pixels, (2 * r_frame + 3) * (2 * r_frame + 3));
+  };
   // Circles: a count from one to two million, log-uniform.
   const int count_kind = pick(10);
   std::size_t n_deep = 0;
@@ -174,9 +179,7 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
     c.a = a;
     c.vx = animated ? static_cast<float>(-1.0 + 2.0 * u()) : 0.f;
     c.vy = animated ? static_cast<float>(-1.0 + 2.0 * u()) : 0.f;
-    // cpu-ref's work: the pixels of the circle's box inside the frame (capped at the frame).
-    const double r_frame = static_cast<double>(c.radius) * scale;
-    const double box = std::min(pixels, (2 * r_frame + 3) * (2 * r_frame + 3));
+    const double box = box_pixels(c.radius);
     if (blends + box > max_blends) break;
     blends += box;
     s.circles.push_back(c);
@@ -193,8 +196,7 @@ inline RandomScene random_scene(std::uint64_t seed, double max_blends = 2e7) {
     double drawn = 0;
     std::size_t keep = 0;
     for (; keep < at.circles.size(); ++keep) {
-      const double r_frame = static_cast<double>(at.circles[keep].radius) * scale;
-      drawn += std::min(pixels, (2 * r_frame + 3) * (2 * r_frame + 3));
+      drawn += box_pixels(at.circles[keep].radius);
       if (drawn > max_blends) break;
     }
     s.circles.resize(keep);

@@ -55,10 +55,14 @@ TEST(BinnedChunks, ExactChunksCoverEveryCircleOnceInOrderWithinTheBudget) {
       next = hi;
     }
     EXPECT_EQ(next, static_cast<int>(pairs.size())) << budget;
-    if (budget >= pairs_of(pairs, 0, static_cast<int>(pairs.size()))) EXPECT_EQ(chunks.size(), 1u);
+    if (budget >= pairs_of(pairs, 0, static_cast<int>(pairs.size()))) {
+      EXPECT_EQ(chunks.size(), 1u);
+    }
     // The size the next frame starts from fits the budget here too (or is one circle).
     EXPECT_GE(walk.size(), 1);
-    if (budget < 1ull << 40) EXPECT_LT(walk.size(), static_cast<int>(pairs.size())) << budget;
+    if (budget < 1ull << 40) {
+      EXPECT_LT(walk.size(), static_cast<int>(pairs.size())) << budget;
+    }
   }
 }
 
@@ -107,7 +111,9 @@ TEST(BinnedChunks, EarlyExitWalksBackFromTheLastCircleDoubling) {
   int top = n, size = 16384;
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     EXPECT_EQ(chunks[k].second, top) << k;
-    if (k + 1 < chunks.size()) EXPECT_EQ(chunks[k].second - chunks[k].first, size) << k;
+    if (k + 1 < chunks.size()) {
+      EXPECT_EQ(chunks[k].second - chunks[k].first, size) << k;
+    }
     top = chunks[k].first;
     size = std::min(2 * size, kMaxEarlyChunk);
   }

@@ -3,6 +3,7 @@
 // each chunk and tells it what the chunk's count found; tests/cpu/binned_chunks_test.cpp holds it
 // to its rules without a GPU.
 #pragma once
+#include <algorithm>
 
 namespace circles::binned {
 
@@ -32,8 +33,8 @@ class ChunkWalk {
   // 4n + 64 means a bug (std::logic_error).
   bool next();
   int passes() const { return passes_; }
-  int lo() const { return early_ ? (done_hi_ - size_ > done_lo_ ? done_hi_ - size_ : done_lo_) : done_lo_; }
-  int hi() const { return early_ ? done_hi_ : (done_lo_ + size_ < done_hi_ ? done_lo_ + size_ : done_hi_); }
+  int lo() const { return early_ ? std::max(done_lo_, done_hi_ - size_) : done_lo_; }
+  int hi() const { return early_ ? done_hi_ : std::min(done_hi_, done_lo_ + size_); }
   bool first() const { return first_; }
   // The chunk reaches the last of the circles left (exact: circle n - 1; early exit: circle 0).
   bool last() const { return early_ ? lo() == done_lo_ : hi() == done_hi_; }
