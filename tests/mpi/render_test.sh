@@ -259,7 +259,8 @@ case $case in
     echo "ok: --mpi bands without mpirun"
     # Past one process's 16384 a side (bands go to 65536): one process refuses, naming --mpi
     # bands; over 1, 2 and 3 ranks the PNG is the same bytes, and --mpi circles still refuses.
-    if "$circles" render rand10k -s 20000x6 -o big.png 2> log; then fail "20000x6 in one process was not refused"; fi
+    rc=0; "$circles" render rand10k -s 20000x6 -o big.png 2> log || rc=$?
+    [ "$rc" -eq 2 ] || { cat log >&2; fail "20000x6 in one process: exit $rc, not 2 (a bad command line)"; }
     grep -q -- "--mpi bands" log || { cat log >&2; fail "the refusal of 20000x6 does not name --mpi bands"; }
     for k in 1 2 3; do
       "${mpirun[@]}" -np "$k" "$circles" render rand10k -s 20000x6 -r cpu-mt --mpi bands -o "w$k.png" 2> log ||
@@ -267,9 +268,8 @@ case $case in
     done
     same_bytes w1.png w2.png
     same_bytes w1.png w3.png
-    if "${mpirun[@]}" -np 2 "$circles" render rand10k -s 20000x6 --mpi circles -o c.png 2> log; then
-      fail "20000x6 with --mpi circles was not refused"
-    fi
+    rc=0; "${mpirun[@]}" -np 2 "$circles" render rand10k -s 20000x6 --mpi circles -o c.png 2> log || rc=$?
+    [ "$rc" -eq 2 ] || { cat log >&2; fail "20000x6 with --mpi circles: exit $rc, not 2"; }
     [ ! -e c.png ] || fail "a refused --mpi circles left c.png"
     echo "ok: bands past 16384 a side"
     ;;
