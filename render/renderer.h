@@ -22,7 +22,7 @@ struct BinnedChoices {
   enum class Strategy { Choose, Direct, Binned };
   Strategy strategy = Strategy::Choose;  // walk every circle in every tile, or bin them first
   unsigned long long max_pairs = 0;      // a chunk's pair budget (0: the renderer's); 1 chunks at every tile's worth
-  int rows = 0;                          // exact frames at tile 32: pixels a lane, 2 or 4 (0: 4)
+  int rows = 0;                          // exact frames at tile 32: pixels a lane at most, 2, 4 or 8 (0: 8)
   bool force_early = false;              // early exit where the scene would hardly settle (never past its bound)
   bool sort = false;                     // bin by CUB's radix sort even where counting fits
   int block = 0;                         // bin by counting in blocks of this many circles (32..1024, rounded down to a power of two)

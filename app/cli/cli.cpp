@@ -120,7 +120,8 @@ void add_settings_options(CLI::App* cmd, RendererSettings* s) {
                   "a chunk's budget of circle-tile pairs (1: a chunk per tile's worth of pairs)")
       ->check(CLI::Range(1ull, 1ull << 40))
       ->group(group);
-  cmd->add_option("--binned-rows", s->binned.rows, "2|4: pixels a lane of exact frames at tile 32")->group(group);
+  cmd->add_option("--binned-rows", s->binned.rows, "2|4|8: pixels a lane of exact frames at tile 32, at most (8, the default: the "
+                  "eight-pixel walk where the plan takes it; 4: the four-pixel walk there instead)")->group(group);
   cmd->add_flag("--binned-force-early", s->binned.force_early,
                 "with --early-exit: take it where the scene would hardly settle (never where its bound fails)")
       ->group(group);

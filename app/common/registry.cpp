@@ -165,8 +165,8 @@ RendererSettings resolve_settings(const RendererInfo& info, RendererSettings s) 
   if (s.binned.any() && !info.binned_choices)
     throw std::invalid_argument("renderer '" + info.name + "' takes no --binned-* option (cuda-tile-binned's own choices)");
   const BinnedChoices& b = s.binned;
-  if (b.rows != 0 && b.rows != 2 && b.rows != 4)
-    throw std::invalid_argument("--binned-rows takes 2 or 4, not " + std::to_string(b.rows));
+  if (b.rows != 0 && b.rows != 2 && b.rows != 4 && b.rows != 8)
+    throw std::invalid_argument("--binned-rows takes 2, 4 or 8, not " + std::to_string(b.rows));
   if (b.block != 0 && (b.block < 32 || b.block > 1024))
     throw std::invalid_argument("--binned-block takes 32 to 1024 circles, not " + std::to_string(b.block));
   if (b.compose < -1 || b.compose > 2)

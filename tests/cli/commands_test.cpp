@@ -397,7 +397,7 @@ TEST_F(CliTest, BinnedChoicesAreTypedOptions) {
   EXPECT_EQ(cli({"render", "rgb", "-r", "cuda-tile-binned", "--binned-block", "16", "-o", path("b.png")}), 2);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("renderer 'cpu-ref' takes no --binned-* option"), std::string::npos) << err;
-  EXPECT_NE(err.find("--binned-rows takes 2 or 4, not 3"), std::string::npos) << err;
+  EXPECT_NE(err.find("--binned-rows takes 2, 4 or 8, not 3"), std::string::npos) << err;
   EXPECT_NE(err.find("sideways"), std::string::npos) << err;
   EXPECT_NE(err.find("--binned-block takes 32 to 1024 circles, not 16"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(path("c.png")));

@@ -134,6 +134,14 @@ TEST(BinnedPlan, StrategyKernelsAndTheStepFollowTheirRules) {
   rows2.forced.rows = 2;
   const LoadPlan l2 = plan_load(small, 1024, 1024, rows2);
   EXPECT_EQ(plan_frame(l2, small, rows2, kTiles, false, Animation::None).rows, 2);
+  // --binned-rows 4: the four-pixel walk where the plan would take the eight-pixel one (the
+  // renderer ladder's rung below it); direct frames walk four either way.
+  Asked rows4 = asked();
+  rows4.forced.rows = 4;
+  const LoadPlan l4 = plan_load(big, 1024, 1024, rows4);
+  EXPECT_EQ(plan_frame(l4, big, rows4, kTiles, false, Animation::None).rows, 4);
+  EXPECT_EQ(plan_frame(l4, small, rows4, kTiles, false, Animation::None).rows, 4);
+  EXPECT_EQ(plan_frame(plan_load(big, 1024, 1024, asked()), big, asked(), kTiles, false, Animation::None).rows, 8);
   // Binned exact frames of tiny flat circles take the mask kernel (no runs, no rows); snow never.
   const SceneFacts tiny = facts(2000000, 1.f);
   const LoadPlan lt = plan_load(tiny, 1024, 1024, asked());

@@ -41,12 +41,13 @@ inline std::vector<std::string> gpu_renderers() {
 
 // `s` with cuda-tile-binned's choices forced by name (matrix_test.cpp's Variant::strategy names;
 // "" forces nothing): the strategy ("direct", "binned"), "rows2", "early-force", "sort" and
-// "block1024" and "tiny" (binned), "compose0|1|2".
+// "block1024", "tiny" and "rows4" (binned), "compose0|1|2".
 inline RendererSettings forced(const std::string& name, RendererSettings s = {}) {
   BinnedChoices& b = s.binned;
   if (name == "direct") b.strategy = BinnedChoices::Strategy::Direct;
   else if (name == "binned") b.strategy = BinnedChoices::Strategy::Binned;
   else if (name == "rows2") b.rows = 2;
+  else if (name == "rows4") b.rows = 4;
   else if (name == "early-force") b.force_early = true;
   else if (name == "sort") b.sort = true;
   else if (name == "block1024") b.block = 1024;
@@ -55,7 +56,7 @@ inline RendererSettings forced(const std::string& name, RendererSettings s = {})
   else if (name == "compose0") b.compose = 0;
   else if (name == "tiny") b.tiny = 1;
   else if (!name.empty()) throw std::invalid_argument("no forced choice named '" + name + "'");
-  if (name == "sort" || name == "block1024" || name == "tiny") b.strategy = BinnedChoices::Strategy::Binned;
+  if (name == "sort" || name == "block1024" || name == "tiny" || name == "rows4") b.strategy = BinnedChoices::Strategy::Binned;
   return s;
 }
 

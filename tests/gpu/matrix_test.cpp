@@ -24,10 +24,10 @@ struct Variant {
   bool is_default = true;
   bool every_scene = true;  // all built-in scenes (else those up to 100k circles)
   // cuda-tile-binned's choices forced (RendererSettings::binned, by forced()): "direct" or
-  // "binned", "rows2" its exact frames at two pixels a lane, "early-force" early exit even on
-  // scenes it would draw exact, "sort" binned by CUB's sort instead of by counting, "block1024"
-  // binned by counting in blocks of 1024 circles, falling back to the sort where a block's pairs
-  // do not fit;
+  // "binned", "rows2" its exact frames at two pixels a lane, "rows4" binned ones at four,
+  // "early-force" early exit even on scenes it would draw exact, "sort" binned by CUB's sort
+  // instead of by counting, "block1024" binned by counting in blocks of 1024 circles, falling
+  // back to the sort where a block's pairs do not fit;
   // "compose2" runs of circles covering a tile (early exit) or a warp box composed whatever the
   // circles' size, "compose1" runs covering a warp box only (binned exact frames take them from a
   // radius of one tile, 32 pixels, so no built-in scene does), "compose0" none composed, so that
@@ -101,6 +101,9 @@ std::vector<Variant> gpu_variants() {
       // circles: rand100k here, every scene in the "binned" variant); two is the other kernel.
       const RendererSettings exact;
       out.push_back({r.name, exact, false, false, "rows2"});
+      // And binned frames at four (--binned-rows 4, the ladder's four-rows rung) instead of the
+      // eight-pixel walk: every scene up to 100k circles binned.
+      out.push_back({r.name, exact, false, false, "rows4"});
       // Half colour on every scene (the eight-pixel walk's frames: rand1M, stress10M; the others
       // exact), by its own promise.
       RendererSettings half;

@@ -64,8 +64,8 @@ LoadPlan plan_load(const SceneFacts& f, int width, int height, const Asked& aske
   // pay better there); tile runs from kTileRunsRadius tiles (two in early exit's direct frames,
   // whose kernels fold runs and spill more with tile runs).
   const int box = f.median_radius_px >= kComposeRadiusPixels ? 1 : 0;
-  const bool four = asked.tile == kLargeTile && !p.early && p.rows == 4;
-  const bool row_groups = four && f.shading == Shading::Flat;
+  const bool four = asked.tile == kLargeTile && !p.early && p.rows >= 4;
+  const bool row_groups = four && p.rows == 8 && f.shading == Shading::Flat;
   const int binned_box = row_groups && f.median_radius_px < static_cast<float>(asked.tile) ? 0 : box;
   const float direct_runs = p.early ? 2.f : kTileRunsRadius;
   p.compose_direct = f.median_radius_px >= direct_runs * static_cast<float>(asked.tile) ? 2 : box;
@@ -103,11 +103,11 @@ FramePlan plan_frame(const LoadPlan& load, const SceneFacts& f, const Asked& ask
            (forced.tiny >= 0 ? forced.tiny == 1 : f.median_radius_px <= kTinyRadiusPixels);
   if (p.tiny) p.compose = 0;
   // Exact frames at tile 32 walk four pixels a lane: direct ones, and binned ones of flat circles
-  // (eight where they compose no runs: the eight-pixel walk); the others two.
-  const bool four = asked.tile == kLargeTile && !load.early && load.rows == 4;
+  // (eight where they compose no runs: the eight-pixel walk, unless --binned-rows 4); the others two.
+  const bool four = asked.tile == kLargeTile && !load.early && load.rows >= 4;
   if (p.direct) p.rows = four ? 4 : 2;
   else if (p.tiny) p.rows = 0;
-  else p.rows = four && flat ? (p.compose == 0 ? 8 : 4) : 2;
+  else p.rows = four && flat ? (p.compose == 0 && load.rows == 8 ? 8 : 4) : 2;
   p.fused_step = p.direct && four && !counting && flat && animation != Animation::Snow;
   p.mode = load.early ? Mode::EarlyExit : p.rows == 8 && load.half ? Mode::HalfColour : Mode::Exact;
   return p;

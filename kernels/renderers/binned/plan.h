@@ -66,7 +66,7 @@ struct LoadPlan {
   std::string early_note;   // why early exit was not taken ("" when it was, or was not asked for)
   bool half = false;        // the eight-pixel walk keeps R, G and B in half precision
   std::string half_refusal; // why it may not (half_colour_refusal), "" when it may
-  int rows = 4;             // exact frames at tile 32: pixels a lane (2 or 4)
+  int rows = 8;             // exact frames at tile 32: pixels a lane at most (2, 4, or 8 where it can)
   int compose_direct = 0;   // runs composed in direct frames: 0 none, 1 warp boxes, 2 tiles too
   int compose_binned = 0;   // and in binned ones
   int first_early_chunk = kFirstEarlyChunk;

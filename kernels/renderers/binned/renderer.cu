@@ -269,10 +269,12 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     else if (frame_.compose == 1)
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
     else if constexpr (!kEarly && T == kLargeTile && R == 4) {
-      if (a.ranges)  // the row groups' walk of binned frames, eight pixels a lane
+      if (frame_.rows == 8)  // the row groups' walk of binned frames, eight pixels a lane
         launch_dependent(load_.half ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
                          kRows8Threads, 0, stream(), circles(), f, a);
-      else
+      else if (a.ranges)  // binned frames at four pixels a lane (--binned-rows 4): the warp's box
+        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R, false, false>);
+      else  // direct frames: each row group culls against its own box
         launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
     } else {
       launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);

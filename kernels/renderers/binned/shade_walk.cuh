@@ -73,7 +73,8 @@ __device__ __forceinline__ bool stage_tile_centres(int t, TileXY txy, const Fram
 // memory in batches; each warp ballots which of a group of 32 touch its box and walks only those,
 // in order (backwards for early exit). A lane's pixels share each visit's load and dx, and a
 // blend is 3 FMAs and an add.
-template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false>
+template <Shading S, int TILE, bool kEarly, bool kCount, int kCompose, int kRows, bool kStep = false,
+          bool kGroups = walks_row_groups(S, kRows, kEarly, kCompose)>
 __global__ void __launch_bounds__(TILE * TILE / kRows,
                                   shade_blocks_per_sm(TILE, kRows))
     shade_kernel(DeviceCircles c, FrameParams f, ShadeArgs a) {
@@ -91,8 +92,10 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   // busiest row group's): a smaller box is touched by fewer circles. The four tests share the x
   // part and take the boxes' rows from the row spacing. Where runs are composed, a circle covering
   // one row group's box and not another's would send the row groups down different paths: those
-  // keep the warp's box.
-  constexpr bool kSubBoxes = walks_row_groups(S, kRows, kEarly, kCompose);
+  // keep the warp's box. kGroups = false keeps it too: the four-pixel walk of binned frames
+  // (--binned-rows 4), which the eight-pixel walk replaces by default.
+  static_assert(!kGroups || walks_row_groups(S, kRows, kEarly, kCompose), "row groups: exact flat frames, four rows");
+  constexpr bool kSubBoxes = kGroups;
   // Exact mode stages batches of 512 circles (4 a thread at tile 16: fewer barriers, the loads
   // overlap); early exit one a thread, so that a tile that settles early staged little it did not
   // need.
