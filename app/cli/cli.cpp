@@ -20,6 +20,7 @@
 #include "app/cli/bench.h"
 #include "app/cli/failure.h"
 #include "app/cli/frame_job.h"
+#include "app/cli/ladder.h"
 #include "app/cli/mpi_launch.h"
 #include "app/cli/mpi_render.h"
 #include "app/cli/lab_cli.h"
@@ -50,7 +51,8 @@ CLI::Validator frame_check() {
 
 const char* const kExitCodes =
     "Exit codes: 0 success; 1 the work failed (a scene file that cannot be read, a check that found a "
-    "difference, a kernel-lab variant that was WRONG, no GPU for the lab, an output whose writing failed); "
+    "difference, a kernel-lab variant that was WRONG, a ladder rung that broke its promise, no GPU for the "
+    "lab or the ladder, an output whose writing failed); "
     "2 a command-line mistake (unknown command, option, scene or variant; a renderer unknown or unavailable "
     "here; a bad size or option value; an output path refused before any work: empty, a directory, or in a "
     "directory that is missing or not writable).";
@@ -460,6 +462,27 @@ int run_cli(int argc, const char* const* argv) {
                     "where the renderer has them); default exact")
       ->delimiter(',');
 
+  LadderOptions ladder_opt;
+  std::string ladder_size = "1024x1024";
+  CLI::App* ladder = app.add_subcommand(
+      "ladder", "time and check every rung of the renderer ladder on one scene, from cuda-naive through "
+                "cuda-tile-scan to each of cuda-tile-binned's optimisations (docs/LADDER.md): a row a rung, with "
+                "its speed-up over the rung below, its counted work and its check against cpu-ref");
+  ladder->add_option("SCENE", ladder_opt.scene, "built-in scene name or scene file")->required();
+  ladder->add_option("-s,--size", ladder_size, "frame size WxH")->capture_default_str();
+  ladder->add_option("--rungs", ladder_opt.rungs, "the rungs to run, by name (default: every rung)")->delimiter(',');
+  ladder->add_option("--repeat", ladder_opt.repeat, "timed frames a rung (fewer when --max-seconds runs out)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  ladder->add_option("--warmup", ladder_opt.warmup, "untimed frames first, at least one")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  ladder->add_option("--max-seconds", ladder_opt.max_seconds,
+                     "time budget a rung, warm-up included; a rung whose first frame takes more than half of it "
+                     "is timed by that one frame")
+      ->capture_default_str()->check(finite_check() & CLI::Range(0.0, 1e6));
+  ladder->add_option("--seed", ladder_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
+  ladder->add_option("--json", ladder_opt.json_path, "also write the results as JSON to this file");
+  ladder->add_option("--plot", ladder_opt.plot_path, "also write a bar chart of the rungs' times as SVG to this file");
+
   KernelsOptions kernels_opt;
   CLI::App* kernels = add_kernels_command(app, &kernels_opt);
 
@@ -480,6 +503,12 @@ int run_cli(int argc, const char* const* argv) {
                    "WxH: a fixed render size, letterboxed in the scene area (offscreen too)");
   view->add_option("--seed", view_opt.seed, "seed for built-in scenes")->capture_default_str()->check(seed_check());
   add_settings_options(view, &view_opt.settings);
+  view->add_option("--rung", view_opt.rung,
+                   "NAME: start on that rung of the renderer ladder (`circles ladder`, docs/LADDER.md): its renderer "
+                   "and settings, instead of -r");
+  view->add_flag("--count-work", view_opt.count_work,
+                 "count each frame's work (pixel tests, blends, pairs) in the Renderer panel, as its \"count work\" "
+                 "box does");
   view->add_option("--vsync", view_opt.vsync, "on|off (window only; default on)");
   view->add_flag("--offscreen", view_opt.offscreen,
                  "no window: the same loop and UI on an offscreen EGL context (NVIDIA EGL device, else Mesa "
@@ -627,6 +656,10 @@ int run_cli(int argc, const char* const* argv) {
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*info) return cmd_scene_info(info_name, info_repeat);
     if (*kernels) return run_kernels(kernels_opt);
+    if (*ladder) {
+      parse_size(ladder_size, &ladder_opt.width, &ladder_opt.height);
+      return run_ladder(ladder_opt);
+    }
     if (*bench) {
       if (!bench_frames.empty())
         throw std::invalid_argument("bench has no --frames (in render, check and view it names animation "

@@ -17,6 +17,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/lab_cli.h"
+#include "app/common/ladder.h"
 #include "app/common/lab_registry.h"
 #include "app/common/registry.h"
 #include "render/builtin_scenes.h"
@@ -175,6 +176,74 @@ TEST_F(CliTest, KernelsSaysWhyNotWithoutAGpu) {
   EXPECT_EQ(rc, 1) << err;
   EXPECT_NE(err.find("the kernel lab needs a CUDA GPU: " + why), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(path("k.json")));
+}
+
+// `circles ladder`: an unknown rung is a command-line mistake, named with the rungs there are.
+TEST_F(CliTest, LadderRefusesAnUnknownRung) {
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"ladder", "rgb", "--rungs", "naive,eight-row", "--json", path("l.json")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2) << err;
+  EXPECT_NE(err.find("ladder: no rung 'eight-row' (rungs: naive, tile-scan,"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("l.json")));
+}
+
+// Without a GPU the ladder says why and exits 1 (as the lab does), leaving no file behind.
+TEST_F(CliTest, LadderSaysWhyNotWithoutAGpu) {
+  const std::string why = gpu_unavailable_reason();
+  if (why.empty()) SKIP_EXPECTED("a GPU is here: LadderTimesAndChecksEveryRung runs instead");
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"ladder", "rand10k", "-s", "64x64", "--json", path("l.json"), "--plot", path("l.svg")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("the renderer ladder needs a CUDA GPU (rung naive is cuda-naive): " + why), std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(path("l.json")));
+  EXPECT_FALSE(fs::exists(path("l.svg")));
+}
+
+// With the GPU every rung runs, keeps its promise (the exact ones cpu-ref's bytes) and lands in
+// the JSON in ladder order, with its speed-up over its base and the plot beside it.
+TEST_F(CliTest, LadderTimesAndChecksEveryRung) {
+  NEED_GPU(gpu_unavailable_reason());
+  for (const char* scene : {"rand10k", "micro2M"}) {
+    SCOPED_TRACE(scene);
+    testing::internal::CaptureStdout();
+    const int rc = cli({"ladder", scene, "-s", "160x96", "--repeat", "2", "--warmup", "1", "--json", path("l.json"),
+                        "--plot", path("l.svg")});
+    const std::string out = testing::internal::GetCapturedStdout();
+    ASSERT_EQ(rc, 0) << out;
+    const nlohmann::json doc = nlohmann::json::parse(slurp(path("l.json")));
+    EXPECT_EQ(doc["width"], 160);
+    EXPECT_EQ(doc["height"], 96);
+    const nlohmann::json& rungs = doc["rungs"];
+    ASSERT_EQ(rungs.size(), renderer_ladder().size());
+    for (std::size_t k = 0; k < rungs.size(); ++k) {
+      const nlohmann::json& r = rungs[k];
+      EXPECT_EQ(r["rung"], renderer_ladder()[k].name);
+      EXPECT_TRUE(r["ok"].get<bool>()) << r;
+      EXPECT_GT(r["median_ms"].get<double>(), 0.0) << r;
+      EXPECT_EQ(r["frames"], 2) << r;
+      if (r["mode"] == "exact") {
+        EXPECT_EQ(r["bytes_differ"], 0) << r;
+      }
+      EXPECT_EQ(k == 0, r["speedup_over_base"].is_null()) << r;
+      EXPECT_NE(out.find(r["rung"].get<std::string>()), std::string::npos);
+    }
+    // cuda-tile-binned counts its work: the rungs that bin have pairs; micro2M's tiny rung marks masks.
+    auto rung = [&](const std::string& name) {
+      for (const nlohmann::json& r : rungs)
+        if (r["rung"] == name) return r;
+      return nlohmann::json();
+    };
+    EXPECT_GT(rung("sorted")["work"]["pairs"].get<std::uint64_t>(), 0u) << rung("sorted");
+    EXPECT_GT(rung("sorted")["work"]["blends"].get<std::uint64_t>(), 0u) << rung("sorted");
+    EXPECT_NE(rung("sorted")["plan"].get<std::string>().find("sorted by tile"), std::string::npos) << rung("sorted");
+    if (std::string(scene) == "micro2M") {
+      EXPECT_NE(rung("tiny")["plan"].get<std::string>().find("tiny circles"), std::string::npos) << rung("tiny");
+    }
+    EXPECT_NE(slurp(path("l.svg")).find("<svg"), std::string::npos);
+  }
 }
 
 TEST_F(CliTest, RenderWritesAPngOfTheRequestedSize) {
