@@ -33,6 +33,7 @@
 #include "app/viewer/viewer_state.h"
 #include "render/compare.h"
 #include "app/common/lab_registry.h"
+#include "app/common/ladder.h"
 #include "app/common/registry.h"
 
 namespace circles {
@@ -209,6 +210,8 @@ void Viewer::setup() {
   renderer_->time_stages(true);  // the Timings panel's stages
   renderer_name_ = cfg_.renderer;
   ui_.renderer.settings = cfg_.settings;
+  ui_.renderer.count_work = count_asked_ = o.count_work;
+  counting_ = o.count_work && renderer_->count_work(true);
 
   ui_.scene.seed = o.seed;
   ui_.scene.fixed_size = fixed_w_ > 0;
@@ -286,13 +289,22 @@ void Viewer::switch_renderer(const std::string& name, const RendererSettings& se
     const RendererSettings resolved = resolve_settings(*find_renderer(name), settings);
     std::unique_ptr<Renderer> r = make_renderer(name, resolved);
     r->time_stages(true);
+    const bool counting = ui_.renderer.count_work && r->count_work(true);
     const std::int64_t frame = loaded_ ? renderer_->frame() : scene_->frame;
     if (loaded_) {
       r->load(*scene_, render_w_, render_h_);
       r->seek(frame);
     }
+    // The last one's counts stay beside the new one's, to compare (a rung with the rung below).
+    RendererUi& u = ui_.renderer;
+    u.counted_before = u.counted;
+    u.work_before = u.work;
+    const Rung* was = rung_of(renderer_name_, u.settings);
+    u.before = was ? "rung " + was->name : renderer_name_;
+    u.counted = false;
     renderer_ = std::move(r);
     renderer_name_ = name;
+    counting_ = counting;
     ui_.renderer.settings = resolved;
     dirty_ = true;
     fresh_ = true;
@@ -379,6 +391,12 @@ void Viewer::apply_requests() {
   }
   if (!ui_.renderer.requested.empty())
     switch_renderer(std::exchange(ui_.renderer.requested, {}), std::exchange(ui_.renderer.requested_settings, {}));
+  if (ui_.renderer.count_work != count_asked_) {  // the Renderer panel's "count work", from the next frame
+    count_asked_ = ui_.renderer.count_work;
+    counting_ = renderer_->count_work(count_asked_) && count_asked_;
+    ui_.renderer.counted = false;
+    dirty_ = true;
+  }
   for (const std::string& path : surface_->take_dropped_files()) {
     ui_.scene.path = path;
     load_scene_source(path);
@@ -398,6 +416,8 @@ void Viewer::fill_ui() {
   s.render_h = render_h_;
   ui_.renderer.current = renderer_name_;
   ui_.renderer.plan = loaded_ ? renderer_->plan() : std::string();
+  // The shown frame's counts (work() waits for the frame; only while counting is on).
+  if (counting_ && loaded_) ui_.renderer.counted = renderer_->work(&ui_.renderer.work);
   ui_.animation.frame = loaded_ ? renderer_->frame() : scene_->frame;
   ui_.animation.displayed_frames = displayed_ + 1;  // this one included
   ui_.view.vsync = surface_->vsync();

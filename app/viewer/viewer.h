@@ -21,6 +21,8 @@ struct ViewerOptions {
   std::string scene = kDefaultScene;
   std::string renderer;     // "": default_renderer_name()
   RendererSettings settings;  // --tile-size, --batch-size
+  std::string rung;         // --rung: a rung of the renderer ladder (app/common/ladder.h) instead of -r
+  bool count_work = false;  // --count-work: the Renderer panel counts each frame's work
   std::string size;         // -s: window: fixed render size; offscreen: the window size
   std::string render_size;  // --render-size: fixed render size (either mode)
   std::uint64_t seed = kDefaultSeed;

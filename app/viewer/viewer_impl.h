@@ -119,6 +119,8 @@ class Viewer {
   int fixed_w_ = 0, fixed_h_ = 0;
   bool loaded_ = false;  // renderer_ holds the scene at render_w_ x render_h_
   bool dirty_ = true;    // the texture does not show the renderer's current frame
+  bool count_asked_ = false;  // the Renderer panel's "count work", as last applied
+  bool counting_ = false;     // and the renderer counts its work (not every renderer can)
   bool fresh_ = true;    // the current frame has not been displayed yet (do not advance past it)
   int step_pending_ = 0;
   std::optional<std::pair<int, int>> pending_size_;

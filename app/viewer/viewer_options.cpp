@@ -12,6 +12,7 @@
 #include "app/viewer/tools/live_lab.h"
 #include "app/viewer/viewer_layout.h"
 #include "app/common/lab_registry.h"
+#include "app/common/ladder.h"
 #include "app/common/registry.h"
 #include "render/cpu_renderers.h"
 #include "render/progress.h"
@@ -154,13 +155,26 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
     throw std::invalid_argument("--screenshot and --export name the same file '" + opt.export_png +
                                 "': the screenshot would overwrite the frame");
 
-  // The renderer (exit 2 when unknown or unavailable, as in `circles render`).
+  // The renderer (exit 2 when unknown or unavailable, as in `circles render`), or a ladder rung's
+  // renderer and settings.
+  RendererSettings settings = opt.settings;
   c.renderer = opt.renderer.empty() ? default_renderer_name() : opt.renderer;
+  if (!opt.rung.empty()) {
+    if (!opt.renderer.empty())
+      throw std::invalid_argument("--rung " + opt.rung + " names its renderer: give --rung or -r, not both");
+    const RendererSettings& g = opt.settings;
+    if (g.tile_size || g.batch_size || !g.scan.empty() || g.early_exit || g.half_colour || g.binned.any())
+      throw std::invalid_argument("--rung " + opt.rung +
+                                  " sets the renderer's settings: give --rung or settings options, not both");
+    const Rung* rung = select_rungs({opt.rung}).front();  // throws, listing the rungs
+    c.renderer = rung->renderer;
+    settings = rung->settings;
+  }
   const RendererInfo* info = find_renderer(c.renderer);
   if (!info) make_renderer(c.renderer);  // throws, listing the names
   const std::string why = unavailable_reason(*info);
   if (!why.empty()) throw std::invalid_argument("renderer '" + c.renderer + "' is unavailable: " + why);
-  c.settings = resolve_settings(*info, opt.settings);  // std::invalid_argument: usage
+  c.settings = resolve_settings(*info, settings);  // std::invalid_argument: usage
   for (const RendererInfo& r : renderer_registry()) {
     if (!r.needs_gpu) continue;
     const std::string gpu_why = unavailable_reason(r);

@@ -76,6 +76,14 @@ struct RendererUi {
   std::string present_path;  // "cuda-gl interop (surface)" / "host copy (...)"
   std::string plan;          // how the last frame was drawn and why (Renderer::plan), "" none
   std::string noticed;       // an unavailability reason the column's notice already gives in full
+  // The work the shown frame cost (Renderer::count_work: pixel tests, blends, pairs), while
+  // count_work is on, and the last renderer's or rung's before a switch, to compare.
+  bool count_work = false;
+  bool counted = false;      // work holds the shown frame's counts
+  Workload work;
+  bool counted_before = false;
+  Workload work_before;
+  std::string before;        // what drew work_before: a rung's name or the renderer's
 };
 
 struct AnimationUi {

@@ -346,6 +346,9 @@ TEST_F(ViewerBinary, BadFlagsFailClearlyBeforeOpeningAnything) {
       {{"view", "--quit-after", "2", "--screenshot", ::testing::TempDir()}, "is a directory, not a file"},
       {{"view", "--quit-after", "2", "--screenshot", "same.png", "--export", "./same.png"}, "name the same file"},
       {{"view", "--speed", "99"}, "--speed"},
+      {{"view", "--rung", "no-such-rung"}, "no rung 'no-such-rung' (rungs: naive, tile-scan"},
+      {{"view", "--rung", "tiny", "-r", "cpu-ref"}, "give --rung or -r, not both"},
+      {{"view", "--rung", "tiny", "--tile-size", "16"}, "give --rung or settings options, not both"},
   };
   for (const Case& c : cases) {
     std::string joined;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/common/ladder.h"
 #include "app/common/registry.h"
 #include "app/viewer/panels/widgets.h"
 
@@ -73,6 +74,51 @@ void settings_combos(const RendererInfo& info, RendererUi& r) {
   }
 }
 
+// The renderer ladder (app/common/ladder.h): the rung shown, picked from the list; hover a rung
+// for what it adds over the one below.
+void ladder_combo(RendererUi& r) {
+  const Rung* now = rung_of(r.current, r.settings);
+  if (ImGui::BeginCombo("ladder rung", now ? now->name.c_str() : "(none: settings of their own)")) {
+    for (const Rung& rung : renderer_ladder()) {
+      const RendererInfo* info = find_renderer(rung.renderer);
+      const bool can = info && unavailable_reason(*info).empty();
+      ImGui::BeginDisabled(!can);
+      if (ImGui::Selectable(rung.name.c_str(), &rung == now) && &rung != now) {
+        r.requested = rung.renderer;
+        r.requested_settings = rung.settings;
+      }
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s\n%s\n%s", rung.adds.c_str(), rung.source.c_str(), rung_options(rung).c_str());
+    }
+    ImGui::EndCombo();
+  } else if (now && ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s\n%s", now->adds.c_str(), now->source.c_str());
+  }
+}
+
+// The shown frame's work, and the last renderer's (or rung's) beside it, with their ratio.
+void work_lines(RendererUi& r) {
+  ImGui::Checkbox("count work", &r.count_work);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("count each frame's pixel tests, blends and circle-tile pairs on the GPU (a little slower; "
+                      "cuda-tile-binned only); switch rungs to see what changes");
+  if (!r.count_work) return;
+  if (!r.counted) {
+    ImGui::TextDisabled("  no counts from this renderer");
+    return;
+  }
+  auto line = [&](const char* what, std::uint64_t now, std::uint64_t before) {
+    if (r.counted_before && before)
+      ImGui::Text("  %-11s %14" PRIu64 "  (%.2fx %s)", what, now, static_cast<double>(now) / before, r.before.c_str());
+    else
+      ImGui::Text("  %-11s %14" PRIu64, what, now);
+  };
+  line("pixel tests", r.work.pixel_tests, r.work_before.pixel_tests);
+  line("blends", r.work.blends, r.work_before.blends);
+  if (r.work.chunks) line("pairs", r.work.pairs, r.work_before.pairs);
+}
+
 }  // namespace
 
 void renderer_panel(RendererUi& r) {
@@ -119,6 +165,8 @@ void renderer_panel(RendererUi& r) {
     // The description and source are in each name's tooltip; here only the knobs.
     settings_combos(*info, r);
   }
+  ladder_combo(r);
+  work_lines(r);
   // How the renderer drew the last frame (its strategy and why): the short form, the rest on hover.
   if (!r.plan.empty()) {
     ImGui::Text("plan: %s", r.plan.substr(0, r.plan.find(':')).c_str());
