@@ -7,6 +7,15 @@
 
 namespace circles::binned {
 
+// The device's per-frame numbers the host reads back after count: the chunk's exact 64-bit pair
+// total, the most pairs of one block of circles (binning by counting), and how many tiles the
+// last shade left unsettled (early exit). The count clears the first two.
+struct ChunkStats {
+  unsigned long long total;
+  unsigned long long max_block;
+  unsigned long long unsettled;
+};
+
 // Early exit's chunks double up to this many circles.
 constexpr int kMaxEarlyChunk = 1 << 24;
 

@@ -128,4 +128,51 @@ std::string FramePlan::kernels_text(const LoadPlan& load, const Asked& asked) co
   return out;
 }
 
+bool ShadeVariant::operator==(const ShadeVariant& o) const {
+  return walk == o.walk && tile == o.tile && count == o.count && shading == o.shading && early == o.early &&
+         compose == o.compose && rows == o.rows && step == o.step && groups == o.groups && half == o.half;
+}
+
+std::string ShadeVariant::name() const {
+  std::string s = walk == ShadeWalk::Tiny ? "tiny" : walk == ShadeWalk::Rows8 ? "rows8" : "warps";
+  s += " tile " + std::to_string(tile);
+  if (walk == ShadeWalk::Warps) {
+    s += shading == Shading::Snow ? ", snow" : ", flat";
+    s += early ? ", early exit" : ", exact";
+    s += ", compose " + std::to_string(compose) + ", " + std::to_string(rows) + " rows";
+    if (step) s += ", step";
+    if (groups) s += ", groups";
+  }
+  if (half) s += ", half";
+  if (count) s += ", counting";
+  return s;
+}
+
+ShadeVariant shade_variant(const FramePlan& frame, const LoadPlan& load, Shading shading, int tile, bool count,
+                           bool binned, bool step) {
+  ShadeVariant v;
+  v.tile = tile;
+  v.count = count;
+  if (binned && frame.tiny) {  // binned exact frames of tiny flat circles: coverage masks
+    v.walk = ShadeWalk::Tiny;
+    return v;
+  }
+  // Four pixels a lane in exact frames at tile 32 where the plan says four or eight; else two.
+  const int rows = tile == kLargeTile && !load.early && frame.rows >= 4 ? 4 : 2;
+  if (!step && binned && frame.rows == 8 && rows == 4 && shading == Shading::Flat && frame.compose == 0) {
+    v.walk = ShadeWalk::Rows8;  // the eight-pixel walk of binned flat frames
+    v.half = load.half;
+    return v;
+  }
+  v.shading = shading;
+  v.early = load.early;
+  v.rows = rows;
+  v.step = step;
+  // Snow's alpha differs per pixel: nothing composes. Tile runs only in early exit (an exact
+  // frame asking for them has no kernel, and the table lookup says so).
+  v.compose = shading == Shading::Snow ? 0 : frame.compose;
+  v.groups = !binned && walks_row_groups(shading, rows, load.early, v.compose);
+  return v;
+}
+
 }  // namespace circles::binned

@@ -5,8 +5,10 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "kernels/renderers/config.h"
+#include "render/hd.h"
 #include "render/modes.h"
 #include "render/renderer.h"
 #include "render/scene.h"
@@ -88,5 +90,37 @@ struct FramePlan {
 };
 FramePlan plan_frame(const LoadPlan& load, const SceneFacts& facts, const Asked& asked, unsigned long long tiles,
                      bool counting, Animation animation);
+
+// Whether the warps' walk culls per row group of 8 lanes (shade_kernel's kGroups): direct exact
+// frames of flat circles at four pixels a lane that compose no runs.
+CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
+  return s == Shading::Flat && rows == 4 && !early && compose == 0;
+}
+
+// Which shade kernel draws a frame: the key of the shade table (shade_table.cu), one entry a
+// kernel instantiation. The fields past `count` are shade_kernel's template arguments (the warps'
+// walk) or the eight-pixel walk's `half`; a walk leaves the fields it does not take at their
+// defaults.
+enum class ShadeWalk { Warps, Rows8, Tiny };
+struct ShadeVariant {
+  ShadeWalk walk = ShadeWalk::Warps;  // shade_walk.cuh, shade_rows8.cuh, shade_tiny.cuh
+  int tile = kLargeTile;
+  bool count = false;                 // counts pixel tests and blends (Renderer::count_work)
+  Shading shading = Shading::Flat;
+  bool early = false;
+  int compose = 0;                    // 0, 1 (warp boxes) or 2 (tiles too)
+  int rows = 2;                       // pixels a lane: 2 or 4
+  bool step = false;                  // the animation step fused
+  bool groups = false;                // walks_row_groups, in direct frames only
+  bool half = false;                  // the eight-pixel walk in half precision
+  bool operator==(const ShadeVariant& o) const;
+  std::string name() const;           // "warps tile 32, flat, exact, compose 0, 4 rows, groups"
+};
+// The variant that carries out `frame` (a binned chunk's shade, or a direct frame's; `step`: the
+// animation step fused into it).
+ShadeVariant shade_variant(const FramePlan& frame, const LoadPlan& load, Shading shading, int tile, bool count,
+                           bool binned, bool step);
+// Every variant the shade table has a kernel for (defined with the table, in CUDA builds only).
+std::vector<ShadeVariant> shade_table_variants();
 
 }  // namespace circles::binned

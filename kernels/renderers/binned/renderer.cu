@@ -17,7 +17,8 @@
 //    the host unless the chunk did not fit.
 // The shade (a block a tile): the warps' walk (shade_walk.cuh), the eight-pixel walk for binned
 // exact frames of small flat circles (shade_rows8.cuh), or tiny circles' masks (shade_tiny.cuh);
-// shade_common.cuh holds what they share. Every exact frame blends each circle in order with
+// shade_common.cuh holds what they share, shade_table.cu lists every kernel by the variant a
+// frame's plan asks for (plan.h's ShadeVariant). Every exact frame blends each circle in order with
 // cpu-ref's test and blend (one FMA a channel), so it is cpu-ref's picture to the bit.
 // Early exit (--early-exit) walks the chunks from the last circle back (each twice the one
 // before), composites front to back, and stops a pixel once what lies below can move no 8-bit
@@ -55,9 +56,7 @@
 #include "kernels/renderers/binned/sort_path.cuh"
 #include "kernels/renderers/binned/count_path.cuh"
 #include "kernels/renderers/binned/shade_common.cuh"
-#include "kernels/renderers/binned/shade_walk.cuh"
-#include "kernels/renderers/binned/shade_rows8.cuh"
-#include "kernels/renderers/binned/shade_tiny.cuh"
+#include "kernels/renderers/binned/shade_table.cuh"
 #include "render/modes.h"
 #include "render/progress.h"
 #include "render/renderer.h"
@@ -243,75 +242,13 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
                                cudaMemcpyDeviceToHost, stream()));
   }
 
-  template <bool kEarly, bool kCount, int T, int R>
-  void launch_shade_rows(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
-    constexpr int threads = T * T / R;
-    auto launch = [&](auto kernel) { launch_dependent(kernel, grid, threads, 0, stream(), circles(), f, a); };
-    if constexpr (!kEarly && !kCount && T == kLargeTile && R == 4) {
-      if (a.step.kind != Animation::None) {  // the plan's fused_step chose these kernels (exact: no tile runs)
-        if (frame_.compose == 1)
-          launch(shade_kernel<Shading::Flat, T, false, false, 1, R, true>);
-        else
-          launch(shade_kernel<Shading::Flat, T, false, false, 0, R, true>);
-        return;
-      }
-    }
-    if (a.step.kind != Animation::None) throw std::logic_error("cuda-tile-binned: a fused step with no kernel for it");
-    if constexpr (kEarly) {  // tile runs: early exit only (exact frames draw cpu-ref's bits)
-      if (frame_.compose == 2 && shading() == Shading::Flat) {
-        launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 2, R>);
-        return;
-      }
-    }
-    if (frame_.compose == 2 && !kEarly) throw std::logic_error("cuda-tile-binned: tile runs in an exact frame");
-    if (shading() == Shading::Snow)
-      launch(shade_kernel<Shading::Snow, T, kEarly, kCount, 0, R>);
-    else if (frame_.compose == 1)
-      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 1, R>);
-    else if constexpr (!kEarly && T == kLargeTile && R == 4) {
-      if (frame_.rows == 8)  // the row groups' walk of binned frames, eight pixels a lane
-        launch_dependent(load_.half ? shade_rows8_kernel<kCount, true> : shade_rows8_kernel<kCount, false>, grid,
-                         kRows8Threads, 0, stream(), circles(), f, a);
-      else if (a.ranges)  // binned frames at four pixels a lane (--binned-rows 4): the warp's box
-        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R, false, false>);
-      else  // direct frames: each row group culls against its own box
-        launch(shade_kernel<Shading::Flat, T, false, kCount, 0, R>);
-    } else {
-      launch(shade_kernel<Shading::Flat, T, kEarly, kCount, 0, R>);
-    }
-  }
-  template <bool kEarly, bool kCount>
-  void launch_shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
-    with_tile_size(tile_, [&](auto t) {
-      constexpr int T = decltype(t)::value;
-      // Exact frames at tile 32 take four pixels a lane (see shade_kernel): direct ones, and
-      // binned ones of flat circles (eight, the eight-pixel walk, where they compose no runs); the
-      // others two. --binned-rows 2 keeps every frame at two.
-      if constexpr (T == kLargeTile && !kEarly) {
-        if (frame_.rows >= 4) {  // four or eight (plan_frame's rows)
-          launch_shade_rows<kEarly, kCount, T, 4>(grid, f, a);
-          return;
-        }
-      }
-      launch_shade_rows<kEarly, kCount, T, 2>(grid, f, a);
-    });
-  }
+  // The shade of a direct frame or a binned chunk: the variant the frame's plan asks for, looked
+  // up in the shade table (shade_table.cu), launched dependent on the kernel before it.
   void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
-    if (a.ranges && frame_.tiny) {  // binned exact frames of tiny flat circles (see tiny_shade_kernel)
-      with_tile_size(tile_, [&](auto t) {
-        constexpr int T = decltype(t)::value;
-        if (counting_) launch_dependent(tiny_shade_kernel<T, true>, grid, kTinyThreads, 0, stream(), circles(), f, a);
-        else launch_dependent(tiny_shade_kernel<T, false>, grid, kTinyThreads, 0, stream(), circles(), f, a);
-      });
-      return;
-    }
-    if (load_.early) {
-      if (counting_) launch_shade<true, true>(grid, f, a);
-      else launch_shade<true, false>(grid, f, a);
-    } else {
-      if (counting_) launch_shade<false, true>(grid, f, a);
-      else launch_shade<false, false>(grid, f, a);
-    }
+    const ShadeVariant v = shade_variant(frame_, load_, shading(), tile_, counting_, a.ranges != nullptr,
+                                         a.step.kind != Animation::None);
+    const ShadeKernel& k = shade_kernel_for(v);
+    launch_dependent(k.kernel, grid, k.threads, 0, stream(), circles(), f, a);
   }
 
   void draw() override {

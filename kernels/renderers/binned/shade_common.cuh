@@ -6,7 +6,7 @@
 #include "kernels/renderers/base.cuh"
 #include "render/raster.h"
 #include "kernels/primitives/warp.cuh"
-#include "kernels/renderers/binned/sort_path.cuh"
+#include "kernels/renderers/binned/chunks.h"  // ChunkStats
 
 namespace circles::binned {
 

@@ -6,6 +6,7 @@
 #include "render/raster.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/renderers/binned/shade_common.cuh"
+#include "kernels/renderers/binned/shade_walk.cuh"  // edges_last_tile, stage_tile_centres
 
 namespace circles::binned {
 

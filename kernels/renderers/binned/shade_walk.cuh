@@ -5,6 +5,7 @@
 #include "render/raster.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/primitives/ballot.cuh"
+#include "kernels/renderers/binned/plan.h"
 #include "kernels/renderers/binned/shade_common.cuh"
 
 namespace circles::binned {
@@ -21,11 +22,6 @@ namespace circles::binned {
 // The blocks an SM each shade kernel is built for, which sets its registers (65,536 / threads /
 // blocks): at tile 16 six of 256 threads (80 registers); at tile 32 two of 512 (two pixels a
 // lane) or four of 256 (four: 64 registers).
-// Whether a shade kernel walks per row group of 8 lanes (its kSubBoxes): exact frames of flat
-// circles at four pixels a lane that compose no runs.
-CIRCLES_HD constexpr bool walks_row_groups(Shading s, int rows, bool early, int compose) {
-  return s == Shading::Flat && rows == 4 && !early && compose == 0;
-}
 constexpr int shade_blocks_per_sm(int tile, int rows) { return tile != 32 ? 6 : rows; }
 
 // The tile a block of the shade takes: blocks are started in index order, so the image's border

@@ -4,6 +4,7 @@
 #pragma once
 #include "kernels/renderers/base.cuh"
 #include "render/raster.h"
+#include "kernels/renderers/binned/chunks.h"
 #include "kernels/renderers/binned/geometry.cuh"
 
 namespace circles::binned {
@@ -20,15 +21,6 @@ __device__ __forceinline__ float4 counted_circle(const DeviceCircles& c, int k, 
   }
   return q;
 }
-
-// The device's per-frame numbers the host reads back after count: the chunk's exact 64-bit pair
-// total, the most pairs of one block of circles (binning by counting), and how many tiles the
-// last shade left unsettled (early exit). The count clears the first two.
-struct ChunkStats {
-  unsigned long long total;
-  unsigned long long max_block;
-  unsigned long long unsettled;
-};
 
 // Counts each circle's tiles, a thread a circle: fast while circles are small (a short walk each).
 // A big circle's thread walks its whole bounding box while the rest of its warp waits. Grid-stride
