@@ -165,8 +165,12 @@ void renderer_panel(RendererUi& r) {
     // The description and source are in each name's tooltip; here only the knobs.
     settings_combos(*info, r);
   }
-  ladder_combo(r);
-  work_lines(r);
+  // The ladder's rungs and the counted work are the CUDA renderers' (a CPU renderer keeps the
+  // column short enough to fit a 1280x720 window).
+  if (const RendererInfo* info = find_renderer(r.current); info && info->needs_gpu) {
+    ladder_combo(r);
+    work_lines(r);
+  }
   // How the renderer drew the last frame (its strategy and why): the short form, the rest on hover.
   if (!r.plan.empty()) {
     ImGui::Text("plan: %s", r.plan.substr(0, r.plan.find(':')).c_str());
