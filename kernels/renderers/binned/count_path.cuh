@@ -4,8 +4,12 @@
 #pragma once
 #include <cub/block/block_radix_sort.cuh>
 
+#include <algorithm>
+
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/renderers/base.cuh"
 #include "render/raster.h"
+#include "kernels/renderers/binned/chunk_args.cuh"
 #include "kernels/renderers/binned/geometry.cuh"
 #include "kernels/renderers/binned/sort_path.cuh"
 
@@ -43,9 +47,14 @@ constexpr int kBinHistInts = 8192;                       // columns x tiles in t
 // maximum: the host checks the maximum against the scatter's kBinCapacity). 1024 threads, so
 // that two blocks of eight columns fill an SM.
 __global__ void __launch_bounds__(kBinCountThreads)
-    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
-                             int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
-                             ChunkStats* stats, FusedStep step) {
+    count_tile_blocks_kernel(ChunkArgs a, int per_block, int columns, int blocks, int* matrix) {
+  const DeviceCircles& c = a.c;
+  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x, tiles = a.tiles;
+  const View& v = a.v;
+  const unsigned char* const settled = a.settled;
+  int* const counts = a.counts;
+  ChunkStats* const stats = a.stats;
+  const FusedStep& step = a.step;
   extern __shared__ int s_hist[];  // columns x tiles
   __shared__ unsigned s_total[kBinMaxColumns];
   if (settled && stats->unsettled == 0) return;  // the frame is done (see count_tiles_kernel)
@@ -95,10 +104,14 @@ __global__ void __launch_bounds__(kBinCountThreads)
 // kBinItemsFew where the host expects a block's pairs to fit).
 template <int kItems>
 __global__ void __launch_bounds__(kBinThreads)
-    scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
-                               int tiles, int tile_bits, const unsigned char* settled, const int* counts,
-                               const int* offsets, const ChunkStats* stats, unsigned long long capacity,
-                               unsigned* ids, uint2* ranges) {
+    scatter_tile_blocks_kernel(ChunkArgs a, int per_block, int tile_bits, const int* offsets,
+                               unsigned long long capacity, unsigned* ids, uint2* ranges) {
+  const DeviceCircles& c = a.c;
+  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x, tiles = a.tiles;
+  const View& v = a.v;
+  const unsigned char* const settled = a.settled;
+  const int* const counts = a.counts;
+  const ChunkStats* const stats = a.stats;
   constexpr int kCapacity = kBinThreads * kItems;
   using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kItems, cub::NullType, 5>;
   using Scan = cub::BlockScan<int, kBinThreads>;
@@ -185,6 +198,28 @@ __global__ void __launch_bounds__(kBinThreads)
     if (p < pairs)
       ids[s_base[key[j] >> kBinLocalBits] + p] = static_cast<unsigned>(first) + (key[j] & (kBinMaxCircles - 1u));
   }
+}
+
+// The launches of binning by counting, in the order a chunk takes them.
+
+// The count of the chunk's blocks of `per_block` circles: up to eight matrix columns a count
+// block, as many as the histograms' shared memory takes, and no fewer blocks than SMs.
+inline void launch_count_tile_blocks(const ChunkArgs& a, int per_block, int sms, int* matrix, cudaStream_t stream) {
+  const int blocks = (a.hi - a.lo + per_block - 1) / per_block;
+  const int columns = std::max(1, std::min({kBinMaxColumns, kBinHistInts / a.tiles, blocks / sms}));
+  count_tile_blocks_kernel<<<(blocks + columns - 1) / columns, kBinCountThreads, columns * a.tiles * sizeof(int),
+                             stream>>>(a, per_block, columns, blocks, matrix);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The scatter of the chunk's blocks into `capacity` ids and the tile ranges, launched dependent on
+// the scan before it; `few`: the smaller block sort (kBinItemsFew pairs a thread).
+inline void launch_scatter(const ChunkArgs& a, int per_block, bool few, const int* offsets,
+                           unsigned long long capacity, unsigned* ids, uint2* ranges, cudaStream_t stream) {
+  const int blocks = (a.hi - a.lo + per_block - 1) / per_block;
+  auto kernel = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
+  launch_dependent(kernel, blocks, kBinThreads, a.tiles * sizeof(int), stream, a, per_block,
+                   tile_bits(static_cast<unsigned>(a.tiles)), offsets, capacity, ids, ranges);
 }
 
 }  // namespace circles::binned

@@ -67,12 +67,6 @@ using namespace binned;  // the stages' kernels and their arguments
 
 namespace {
 
-int bits_for(unsigned n) {
-  int b = 0;
-  while (b < 32 && (1ull << b) < n) ++b;
-  return b;
-}
-
 // The pairs estimate_pairs counts on the host, for circles that are only on the device: each
 // circle's bounding-box tiles, grid-stride over the circles, summed per block, one atomic a block
 // (an atomic a warp, 31K on one address for 1M circles, took longer than the reads).
@@ -251,199 +245,271 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     launch_dependent(k.kernel, grid, k.threads, 0, stream(), circles(), f, a);
   }
 
+  // A frame: its plan, then either one shade over every circle (direct) or, chunk by chunk,
+  // count -> bin (by counting, or by sorting) -> shade. Each stage below is one member function,
+  // each launch in its stage's file (sort_path.cuh, count_path.cuh, shade_table.cu).
   void draw() override {
-    const DeviceCircles c = circles();
-    const FrameParams f = frame_params();
-    const int tiles_x = (f.view.width + tile_ - 1) / tile_;
-    const int tiles_y = (f.view.height + tile_ - 1) / tile_;
-    const unsigned tiles = static_cast<unsigned>(tiles_x * tiles_y);
-    const dim3 grid(tiles_x, tiles_y);
-    const int n = c.count;
-    last_work_ = Workload{};
-    last_work_.circles = static_cast<std::uint64_t>(n);
-    ShadeArgs a;
-    if (counting_) {
-      work_.reserve(2);
-      CUDA_CHECK(cudaMemsetAsync(work_.get(), 0, 2 * sizeof(unsigned long long), stream()));
-      a.work = work_.get();
-    }
-    have_work_ = counting_;
-    if (load_.early) {
-      transmittance_.reserve(static_cast<std::size_t>(f.view.width) * f.view.height);
-      settled_.reserve(tiles);
-      a.transmittance = transmittance_.get();
-      a.settled = settled_.get();
-    }
-    stats_.reserve(1);
-    a.stats = stats_.get();
-
-    // The frame's plan (plan.h): direct or binned, which shade kernel, its mode.
-    frame_ = plan_frame(load_, facts_, asked_, tiles, counting_, animation());
-    const bool direct = frame_.direct;
-    if (direct) {
-      stage_begin("clear+shade");
-      a.lo = 0;
-      a.hi = n;
-      // The shade kernel moves the circles where it has a kernel for it (it reads the old state
-      // and writes the new aside); elsewhere the step takes a kernel of its own.
-      if (frame_.fused_step) a.step = take_step(false);
-      else flush_step();
-      shade(grid, f, a);
-      stage("clear+shade");
-      plan_ = load_.early_note + "direct: " + frame_.why + frame_.kernels_text(load_, asked_) +
-              (a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
-      return;
-    }
+    Frame fr = begin_frame();
+    frame_ = plan_frame(load_, facts_, asked_, fr.tiles, counting_, animation());
+    if (frame_.direct) return draw_direct(fr);
     // The animation step: in the first count when that walks every circle (exact frames whose
     // pairs fit one chunk), else a kernel of its own now.
     FusedStep step;
-    if (!load_.early && chunk_ >= n) step = take_step(true);
+    if (!load_.early && chunk_ >= fr.c.count) step = take_step(true);
     else flush_step();
     const bool step_fused = step.kind != Animation::None;
-
-    if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
+    if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, fr.tiles, stream()));
     // The chunks (ChunkWalk, chunks.h): exact mode walks the circles forward, early exit backward
     // from the last; a chunk whose pairs exceed the budget is halved until they fit (chunk_
     // remembers the size that fit for the next frame).
-    ChunkWalk walk(n, load_.early, load_.early ? load_.first_early_chunk : chunk_, tiles);
-    int chunks = 0;
-    unsigned long long pairs = 0;
-    std::string binning;     // why a chunk that could bin by counting was sorted
-    int binning_blocks = 0;  // circles a block where chunks were binned by counting
-    bool sorted = false;     // whether any chunk was sorted
-    bool ahead = false;      // whether the first chunk went ahead of its count (below)
+    const int n = fr.c.count;
+    ChunkWalk walk(n, load_.early, load_.early ? load_.first_early_chunk : chunk_, fr.tiles);
+    Tally tally;
     while (walk.next()) {
       // Between chunks a long frame can be stopped (any animation step is done by now, in place).
       if (walk.passes() > 1) stop_if_interrupted();
-      const int lo = walk.lo(), hi = walk.hi();
-      const bool first = walk.first(), last = walk.last();
-      stage_begin("count");
-      CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
-      counts_.reserve(std::max(hi - lo, 1));
-      const unsigned char* settled = load_.early && !first ? settled_.get() : nullptr;
-      // Binning by counting where its matrix and blocks fit (circles a block; 0: the sort).
-      const int per_block = hi > lo ? bin_block_size(hi - lo, tiles) : 0;
-      if (per_block) {
-        const int blocks = (hi - lo + per_block - 1) / per_block;
-        matrix_.reserve(static_cast<std::size_t>(blocks) * tiles);
-        // Up to eight matrix columns a count block, as many as the histograms' shared memory
-        // takes, and no fewer blocks than SMs.
-        const int columns = std::max(
-            1, std::min({kBinMaxColumns, kBinHistInts / static_cast<int>(tiles), blocks / sm_count()}));
-        count_tile_blocks_kernel<<<(blocks + columns - 1) / columns, kBinCountThreads, columns * tiles * sizeof(int),
-                                   stream()>>>(c, lo, hi, per_block, columns, blocks, f.view, tile_, tiles_x,
-                                               static_cast<int>(tiles), settled, counts_.get(), matrix_.get(),
-                                               stats_.get(), step);
-        CUDA_CHECK_LAUNCH();
-      } else if (hi > lo) {
-        const int blocks = std::min(std::max(1, (hi - lo + kCountThreads - 1) / kCountThreads), sm_count() * 8);
-        count_tiles_kernel<<<blocks, kCountThreads, 0, stream()>>>(c, lo, hi, f.view, tile_, tiles_x, settled,
-                                                                   counts_.get(), stats_.get(), step);
-        CUDA_CHECK_LAUNCH();
-      }
+      const ChunkArgs k = chunk_args(fr, walk, step);
+      const int per_block = count_chunk(k);
       step = FusedStep{};  // done: a count again (a halved chunk) must not move the circles twice
-      unsigned long long total = 0;
-      bool counting = per_block > 0;
-      if (counting && first && walk.passes() == 1 && ids_.size() > 0) {
-        // Ahead: the frame's first chunk, binned by counting into the ids buffer the last frames
-        // grew, goes on to its scan, scatter and shade without waiting for the count; the
-        // scatter checks the count on the device (too many pairs for the buffer, or a block's
-        // for the scatter: it bins nothing), and the host reads it once, after the shade, and
-        // does the chunk again the waiting way if it did not fit. No wait inside the frame.
-        stage("count", true);
-        bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled);
-        a.first = true;
-        a.last = last;
-        shade_chunk(grid, f, a, tiles);
-        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
-        CUDA_CHECK(cudaStreamSynchronize(stream()));
-        total = host_stats_->total;
-        const unsigned long long worst = host_stats_->max_block;
-        pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
-        if (total > ids_.size() || worst > static_cast<unsigned long long>(scatter_capacity_)) {
-          if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, tiles, stream()));
-          // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
-          // starts again with the chunk (render() cleared them for this frame).
-          if (f.tile_cycles) CUDA_CHECK(cudaMemsetAsync(f.tile_cycles, 0, tiles * sizeof *f.tile_cycles, stream()));
-          continue;  // did not fit: the same chunk again, waiting for its count
-        }
-        ahead = true;
-      } else {
-        // The one wait of a chunk: the sort needs its exact size on the host.
-        CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
-        CUDA_CHECK(cudaStreamSynchronize(stream()));
-        stage("count");
-        total = host_stats_->total;
-        // Early exit's open tiles are those after the last shade.
-        const ChunkWalk::Verdict verdict = walk.counted(total, budget_, host_stats_->unsettled);
-        if (verdict == ChunkWalk::Verdict::Stop) break;  // every tile has stopped
-        if (verdict == ChunkWalk::Verdict::Halved && !load_.early) chunk_ = walk.size();
-        if (verdict != ChunkWalk::Verdict::Bin) continue;  // halved or widened: count it again
-        // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
-        // sort (its per-circle counts are there too) and later frames smaller blocks.
-        if (counting) {
-          const unsigned long long worst = host_stats_->max_block;
-          if (first) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, hi - lo);
-          if (worst > static_cast<unsigned long long>(kBinCapacity)) {
-            counting = false;
-            char w[160];
-            std::snprintf(w, sizeof w,
-                          "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
-                          per_block, worst, kBinCapacity);
-            binning = w;
-          }
-        } else if (first && hi > lo) {
-          // The mean, not the worst block: never lowered here, so a scene whose worst blocks did
-          // not fit does not try again every other frame.
-          pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(total) / (hi - lo));
-        }
-        if (total > 0) {
-          // Room for a few more pairs next frame, so that its first chunk can go ahead.
-          ids_.reserve(std::min<unsigned long long>(budget_, total + total / 8));
-          if (counting) bin_by_counting(c, f, lo, hi, per_block, tiles_x, tiles, settled, host_stats_->max_block);
-          else bin(c, f, lo, hi, tiles_x, tiles, static_cast<unsigned>(total), first);
-        }
-        a.first = first;
-        a.last = last;
-        if (total > 0 || first || last) shade_chunk(grid, f, a, tiles, total == 0);
-      }
-      if (counting) binning_blocks = per_block;
-      else sorted = true;
-      ++chunks;
-      last_work_.circles_binned += static_cast<std::uint64_t>(hi - lo);
-      pairs += total;
+      // The frame's first chunk binned by counting goes ahead of its count where the ids buffer
+      // the last frames grew is there; the others wait for their count.
+      const bool ahead = per_block && walk.first() && walk.passes() == 1 && ids_.size() > 0;
+      const Binned b = ahead ? bin_ahead(fr, k, walk, per_block) : bin_waiting(fr, k, walk, per_block, &tally);
+      if (b.next == Next::Again) continue;
+      if (b.next == Next::Stop) break;
+      tally.add(b, per_block, k.hi - k.lo);
       walk.done();
       // A frame of many chunks (100M deep circles) takes seconds: its share done, on the
       // progress line where there is one (render/progress.h; a no-op otherwise).
-      if (n > 0) progress_within(static_cast<double>(load_.early ? n - lo : hi) / n);
-      if (ahead && load_.early && host_stats_->unsettled == 0) break;  // read after the shade: every tile has stopped
+      if (n > 0) progress_within(static_cast<double>(load_.early ? n - k.lo : k.hi) / n);
+      if (b.ahead && load_.early && host_stats_->unsettled == 0) break;  // read after the shade: all stopped
     }
-    last_work_.pairs = pairs;
-    last_work_.chunks = static_cast<std::uint64_t>(chunks);
+    last_work_.circles_binned = tally.circles;
+    last_work_.pairs = tally.pairs;
+    last_work_.chunks = static_cast<std::uint64_t>(tally.chunks);
     last_work_.pair_budget = budget_;
+    plan_ = binned_plan_text(tally, step_fused);
+  }
+
+  // What every stage of one frame takes.
+  struct Frame {
+    DeviceCircles c;
+    FrameParams f;
+    int tiles_x = 0;
+    unsigned tiles = 0;
+    dim3 grid;
+    ShadeArgs a;  // the shade's arguments; a binned chunk's ranges and ids are added per chunk
+  };
+  // How a chunk's binning ended: binned (shade done) with `total` pairs, again (the same chunk,
+  // counted anew), or stop (every tile settled).
+  enum class Next { Binned, Again, Stop };
+  struct Binned {
+    Next next = Next::Binned;
+    unsigned long long total = 0;
+    bool counting = false;  // binned by counting (else sorted)
+    bool ahead = false;     // went ahead of its count
+  };
+  // The binned frame so far, for the plan's text and the counted work.
+  struct Tally {
+    int chunks = 0;
+    unsigned long long pairs = 0;
+    std::uint64_t circles = 0;
+    std::string sort_why;    // why a chunk that could bin by counting was sorted
+    int blocks = 0;          // circles a block where chunks were binned by counting
+    bool sorted = false;     // whether any chunk was sorted
+    bool ahead = false;      // whether the first chunk went ahead of its count
+    void add(const Binned& b, int per_block, int circles_in_chunk) {
+      if (b.counting) blocks = per_block;
+      else sorted = true;
+      ahead = ahead || b.ahead;
+      ++chunks;
+      circles += static_cast<std::uint64_t>(circles_in_chunk);
+      pairs += b.total;
+    }
+  };
+
+  // The frame's grid of tiles, the work counters and early exit's buffers.
+  Frame begin_frame() {
+    Frame fr;
+    fr.c = circles();
+    fr.f = frame_params();
+    fr.tiles_x = (fr.f.view.width + tile_ - 1) / tile_;
+    const int tiles_y = (fr.f.view.height + tile_ - 1) / tile_;
+    fr.tiles = static_cast<unsigned>(fr.tiles_x * tiles_y);
+    fr.grid = dim3(fr.tiles_x, tiles_y);
+    last_work_ = Workload{};
+    last_work_.circles = static_cast<std::uint64_t>(fr.c.count);
+    if (counting_) {
+      work_.reserve(2);
+      CUDA_CHECK(cudaMemsetAsync(work_.get(), 0, 2 * sizeof(unsigned long long), stream()));
+      fr.a.work = work_.get();
+    }
+    have_work_ = counting_;
+    if (load_.early) {
+      transmittance_.reserve(static_cast<std::size_t>(fr.f.view.width) * fr.f.view.height);
+      settled_.reserve(fr.tiles);
+      fr.a.transmittance = transmittance_.get();
+      fr.a.settled = settled_.get();
+    }
+    stats_.reserve(1);
+    fr.a.stats = stats_.get();
+    return fr;
+  }
+
+  // A direct frame: one shade kernel walks every circle in every tile.
+  void draw_direct(Frame& fr) {
+    stage_begin("clear+shade");
+    fr.a.lo = 0;
+    fr.a.hi = fr.c.count;
+    // The shade kernel moves the circles where it has a kernel for it (it reads the old state
+    // and writes the new aside); elsewhere the step takes a kernel of its own.
+    if (frame_.fused_step) fr.a.step = take_step(false);
+    else flush_step();
+    shade(fr.grid, fr.f, fr.a);
+    stage("clear+shade");
+    plan_ = load_.early_note + "direct: " + frame_.why + frame_.kernels_text(load_, asked_) +
+            (fr.a.step.kind != Animation::None ? "; the animation step done in the shade kernel" : "");
+  }
+
+  ChunkArgs chunk_args(const Frame& fr, const ChunkWalk& walk, const FusedStep& step) {
+    ChunkArgs k;
+    k.c = fr.c;
+    k.lo = walk.lo();
+    k.hi = walk.hi();
+    k.v = fr.f.view;
+    k.tile = tile_;
+    k.tiles_x = fr.tiles_x;
+    k.tiles = static_cast<int>(fr.tiles);
+    counts_.reserve(std::max(k.hi - k.lo, 1));
+    k.counts = counts_.get();
+    k.stats = stats_.get();
+    k.settled = load_.early && !walk.first() ? settled_.get() : nullptr;
+    k.step = step;
+    return k;
+  }
+
+  // The "count" stage: binning by counting where its matrix and blocks fit (returns the circles a
+  // block), else each circle's tiles for the sort (returns 0).
+  int count_chunk(const ChunkArgs& k) {
+    stage_begin("count");
+    CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, offsetof(ChunkStats, unsettled), stream()));
+    const int per_block = k.hi > k.lo ? bin_block_size(k.hi - k.lo, static_cast<unsigned>(k.tiles)) : 0;
+    if (per_block) {
+      matrix_.reserve(static_cast<std::size_t>((k.hi - k.lo + per_block - 1) / per_block) * k.tiles);
+      launch_count_tile_blocks(k, per_block, sm_count(), matrix_.get(), stream());
+    } else if (k.hi > k.lo) {
+      launch_count_tiles(k, sm_count(), stream());
+    }
+    return per_block;
+  }
+
+  // Ahead: the frame's first chunk, binned by counting into the ids buffer the last frames grew,
+  // goes on to its scan, scatter and shade without waiting for the count; the scatter checks the
+  // count on the device (too many pairs for the buffer, or a block's for the scatter: it bins
+  // nothing), and the host reads it once, after the shade, and does the chunk again the waiting
+  // way if it did not fit. No wait inside the frame.
+  Binned bin_ahead(Frame& fr, const ChunkArgs& k, const ChunkWalk& walk, int per_block) {
+    stage("count", true);
+    bin_by_counting(k, per_block);
+    fr.a.first = true;
+    fr.a.last = walk.last();
+    shade_chunk(fr);
+    read_stats();
+    Binned b;
+    b.total = host_stats_->total;
+    b.counting = true;
+    const unsigned long long worst = host_stats_->max_block;
+    pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, k.hi - k.lo);
+    if (b.total > ids_.size() || worst > static_cast<unsigned long long>(scatter_capacity_)) {
+      if (load_.early) CUDA_CHECK(cudaMemsetAsync(settled_.get(), 0, fr.tiles, stream()));
+      // The heat map's cycles so far are that shade's, which drew nothing: the frame's count
+      // starts again with the chunk (render() cleared them for this frame).
+      if (fr.f.tile_cycles)
+        CUDA_CHECK(cudaMemsetAsync(fr.f.tile_cycles, 0, fr.tiles * sizeof *fr.f.tile_cycles, stream()));
+      b.next = Next::Again;  // did not fit: the same chunk again, waiting for its count
+      return b;
+    }
+    b.ahead = true;
+    return b;
+  }
+
+  // The one wait of a chunk: the host reads the count (the sort needs its exact size), the chunk
+  // walk decides, and the chunk is binned (by counting where its worst block fits the scatter,
+  // else sorted) and shaded.
+  Binned bin_waiting(Frame& fr, const ChunkArgs& k, ChunkWalk& walk, int per_block, Tally* tally) {
+    read_stats();
+    stage("count");
+    Binned b;
+    b.total = host_stats_->total;
+    b.counting = per_block > 0;
+    // Early exit's open tiles are those after the last shade.
+    const ChunkWalk::Verdict verdict = walk.counted(b.total, budget_, host_stats_->unsettled);
+    if (verdict == ChunkWalk::Verdict::Stop) b.next = Next::Stop;  // every tile has stopped
+    if (verdict == ChunkWalk::Verdict::Halved && !load_.early) chunk_ = walk.size();
+    if (verdict == ChunkWalk::Verdict::Halved || verdict == ChunkWalk::Verdict::Widened) b.next = Next::Again;
+    if (b.next != Next::Binned) return b;  // stopped, or halved or widened: count it again
+    const int n = k.hi - k.lo;
+    if (b.counting) {
+      // The most pairs of a block of circles: over the scatter's capacity, this chunk takes the
+      // sort (its per-circle counts are there too) and later frames smaller blocks.
+      const unsigned long long worst = host_stats_->max_block;
+      if (walk.first()) pairs_per_circle_ = static_cast<double>(worst) / std::min(per_block, n);
+      if (worst > static_cast<unsigned long long>(kBinCapacity)) {
+        b.counting = false;
+        char w[160];
+        std::snprintf(w, sizeof w,
+                      "; a block of %d circles had %llu pairs, over the %d that binning by counting takes: sorted",
+                      per_block, worst, kBinCapacity);
+        tally->sort_why = w;
+      }
+    } else if (walk.first() && n > 0) {
+      // The mean, not the worst block: never lowered here, so a scene whose worst blocks did not
+      // fit does not try again every other frame.
+      pairs_per_circle_ = std::max(pairs_per_circle_, static_cast<double>(b.total) / n);
+    }
+    if (b.total > 0) {
+      // Room for a few more pairs next frame, so that its first chunk can go ahead.
+      ids_.reserve(std::min<unsigned long long>(budget_, b.total + b.total / 8));
+      if (b.counting) bin_by_counting(k, per_block, host_stats_->max_block);
+      else bin_by_sorting(k, static_cast<unsigned>(b.total));
+    }
+    fr.a.first = walk.first();
+    fr.a.last = walk.last();
+    if (b.total > 0 || walk.first() || walk.last()) shade_chunk(fr, b.total == 0);
+    return b;
+  }
+
+  // The chunk's stats on the host (a wait for the stream).
+  void read_stats() {
+    CUDA_CHECK(cudaMemcpyAsync(host_stats_, stats_.get(), sizeof *host_stats_, cudaMemcpyDeviceToHost, stream()));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  // The binned frame's plan text: chunks, pairs, how they were binned, the kernels.
+  std::string binned_plan_text(const Tally& t, bool step_fused) const {
     char buf[200];
     std::snprintf(buf, sizeof buf, "binned%s: %s; %d chunk%s, %llu pairs", load_.early ? " (early exit)" : "",
-                  frame_.why.c_str(), chunks,
-                  chunks == 1 ? "" : "s", pairs);
-    if (binning_blocks)
-      binning = "; binned by counting (blocks of " + std::to_string(binning_blocks) + " circles, a block's pairs sorted in " +
+                  frame_.why.c_str(), t.chunks, t.chunks == 1 ? "" : "s", t.pairs);
+    std::string binning = t.sort_why;
+    if (t.blocks)
+      binning = "; binned by counting (blocks of " + std::to_string(t.blocks) + " circles, a block's pairs sorted in " +
                 std::to_string(scatter_capacity_) + " slots)" + binning;
-    else if (binning.empty() && sorted) binning = "; sorted by tile (CUB radix sort)";
-    if (ahead) binning += "; the first chunk shaded without waiting for its count";
-    plan_ = load_.early_note + buf + binning + frame_.kernels_text(load_, asked_) +
-            (step_fused ? "; the animation step done in the first count" : "");
+    else if (binning.empty() && t.sorted) binning = "; sorted by tile (CUB radix sort)";
+    if (t.ahead) binning += "; the first chunk shaded without waiting for its count";
+    return load_.early_note + buf + binning + frame_.kernels_text(load_, asked_) +
+           (step_fused ? "; the animation step done in the first count" : "");
   }
 
   // The shade of a binned chunk (`empty`: no pairs, so no ranges were written).
-  void shade_chunk(dim3 grid, const FrameParams& f, ShadeArgs& a, unsigned tiles, bool empty = false) {
+  void shade_chunk(Frame& fr, bool empty = false) {
     stage_begin("clear+shade");
-    ranges_.reserve(tiles);
-    if (empty) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
-    a.ranges = ranges_.get();
-    a.ids = ids_sorted_;
+    ranges_.reserve(fr.tiles);
+    if (empty) CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, fr.tiles * sizeof(uint2), stream()));
+    fr.a.ranges = ranges_.get();
+    fr.a.ids = ids_sorted_;
     // The unsettled tiles the host reads with the next chunk's total are this shade's.
     if (load_.early) CUDA_CHECK(cudaMemsetAsync(&stats_.get()->unsettled, 0, sizeof(unsigned long long), stream()));
-    shade(grid, f, a);
+    shade(fr.grid, fr.f, fr.a);
     stage("clear+shade");
   }
 
@@ -472,76 +538,53 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
     stage("scan", true);
   }
 
-  // Binning by counting for the chunk [lo, hi) counted in blocks of per_block circles: the scan
-  // over its matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter
-  // checks the count's total against its size) and the tile ranges.
+  // Binning by counting for the chunk counted in blocks of per_block circles: the scan over its
+  // matrix, then the scatter of its pairs' ids (into ids_, as they fit: the scatter checks the
+  // count's total against its size) and the tile ranges.
   // `worst`: the chunk's worst block's pairs where the host has read them (0 where it went ahead).
-  void bin_by_counting(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int per_block, int tiles_x,
-                       unsigned tiles, const unsigned char* settled, unsigned long long worst = 0) {
-    const int blocks = (hi - lo + per_block - 1) / per_block;
-    const std::size_t cells = static_cast<std::size_t>(blocks) * tiles;
-    scan(matrix_, matrix_offsets_, cells);
+  void bin_by_counting(const ChunkArgs& k, int per_block, unsigned long long worst = 0) {
+    const int n = k.hi - k.lo, blocks = (n + per_block - 1) / per_block;
+    scan(matrix_, matrix_offsets_, static_cast<std::size_t>(blocks) * k.tiles);
     stage_begin("scatter");
-    ranges_.reserve(tiles);
+    ranges_.reserve(k.tiles);
     // The smaller sort where the worst block's pairs fit it: known, or expected from the last
     // frame's worst block with a tenth to spare (a block over it makes the chunk go again, the
     // waiting way, with the sort that fits).
-    const double expect = worst ? static_cast<double>(worst) : pairs_per_circle_ * std::min(per_block, hi - lo);
+    const double expect = worst ? static_cast<double>(worst) : pairs_per_circle_ * std::min(per_block, n);
     const bool few = worst ? expect <= kBinCapacityFew : forced_few_ || expect <= 0.9 * kBinCapacityFew;
     scatter_capacity_ = few ? kBinCapacityFew : kBinCapacity;
-    auto scatter = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
-    launch_dependent(scatter, blocks, kBinThreads, tiles * sizeof(int), stream(), c, lo, hi, per_block, f.view, tile_,
-                     tiles_x, static_cast<int>(tiles), std::max(1, bits_for(tiles)), settled, counts_.get(),
-                     matrix_offsets_.get(), stats_.get(), ids_.size(), ids_.get(), ranges_.get());
+    launch_scatter(k, per_block, few, matrix_offsets_.get(), ids_.size(), ids_.get(), ranges_.get(), stream());
     ids_sorted_ = ids_.get();
     stage("scatter", true);
   }
 
-  // Scan, duplicate, sort and ranges for the chunk [lo, hi), whose `total` pairs fit the budget.
-  void bin(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
-           unsigned total, bool first) {
-    scan(counts_, offsets_, static_cast<std::size_t>(hi - lo));
-    // Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves 6
-    // bytes a pair each pass instead of 8.
-    if (tiles <= 65536u) sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys16_, keys16_alt_);
-    else sort_pairs(c, f, lo, hi, tiles_x, tiles, total, first, keys_, keys_alt_);
+  // Binning by sorting the chunk's `total` pairs (they fit the budget): scan, duplicate, sort,
+  // ranges. Tile keys fit 16 bits up to 65,536 tiles (4096x4096 at tile 16): the sort then moves
+  // 6 bytes a pair each pass instead of 8.
+  void bin_by_sorting(const ChunkArgs& k, unsigned total) {
+    scan(counts_, offsets_, static_cast<std::size_t>(k.hi - k.lo));
+    if (k.tiles <= 65536) sort_pairs(k, total, keys16_, keys16_alt_);
+    else sort_pairs(k, total, keys_, keys_alt_);
   }
 
   // Duplicate, sort and ranges with tile keys of type Key.
   template <class Key>
-  void sort_pairs(const DeviceCircles& c, const FrameParams& f, int lo, int hi, int tiles_x, unsigned tiles,
-                  unsigned total, bool first, DeviceBuffer<Key>& keys_buf, DeviceBuffer<Key>& keys_alt_buf) {
+  void sort_pairs(const ChunkArgs& k, unsigned total, DeviceBuffer<Key>& keys_buf, DeviceBuffer<Key>& keys_alt_buf) {
     stage_begin("duplicate");
     keys_buf.reserve(total);
     ids_.reserve(total);
     keys_alt_buf.reserve(total);
     ids_alt_.reserve(total);
-    // Staged in shared memory where the circles have more than two pairs each on average.
-    const bool in_shared = total > 2ull * static_cast<unsigned long long>(hi - lo);
-    const std::size_t stage_bytes = in_shared ? kDupStage * (sizeof(unsigned) + sizeof(Key)) : 0;
-    duplicate_pairs_kernel<Key><<<(hi - lo + kDupThreads - 1) / kDupThreads, kDupThreads, stage_bytes, stream()>>>(
-        c, lo, hi, f.view, tile_, tiles_x, load_.early && !first ? settled_.get() : nullptr, counts_.get(), offsets_.get(),
-        total, in_shared, keys_buf.get(), ids_.get());
-    CUDA_CHECK_LAUNCH();
+    launch_duplicate(k, offsets_.get(), total, keys_buf.get(), ids_.get(), stream());
     stage("duplicate", true);
     stage_begin("sort");
     cub::DoubleBuffer<Key> keys(keys_buf.get(), keys_alt_buf.get());
     cub::DoubleBuffer<unsigned> ids(ids_.get(), ids_alt_.get());
-    const int end_bit = std::max(1, bits_for(tiles));
-    std::size_t sort_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, ids, static_cast<int>(total), 0, end_bit,
-                                               stream()));
-    temp_.reserve(sort_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), sort_bytes, keys, ids, static_cast<int>(total), 0,
-                                               end_bit, stream()));
+    sort_by_tile(keys, ids, total, static_cast<unsigned>(k.tiles), temp_, stream());
     stage("sort", true);
     stage_begin("ranges");
-    ranges_.reserve(tiles);
-    CUDA_CHECK(cudaMemsetAsync(ranges_.get(), 0, tiles * sizeof(uint2), stream()));
-    constexpr unsigned per_block = kRangesThreads * kRangesPer;
-    tile_ranges_kernel<Key><<<(total + per_block - 1) / per_block, kRangesThreads, 0, stream()>>>(
-        keys.Current(), total, ranges_.get());
-    CUDA_CHECK_LAUNCH();
+    ranges_.reserve(k.tiles);
+    launch_tile_ranges(keys.Current(), total, static_cast<unsigned>(k.tiles), ranges_.get(), stream());
     ids_sorted_ = ids.Current();
     stage("ranges", true);
   }

@@ -2,10 +2,15 @@
 // its (tile, circle) pairs written at their scanned offsets, and after CUB's radix sort by tile,
 // each tile's range of the sorted pairs.
 #pragma once
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+
+#include "kernels/cuda/raii.h"
 #include "kernels/renderers/base.cuh"
-#include "render/raster.h"
-#include "kernels/renderers/binned/chunks.h"
+#include "kernels/renderers/binned/chunk_args.cuh"
 #include "kernels/renderers/binned/geometry.cuh"
+#include "render/raster.h"
 
 namespace circles::binned {
 
@@ -29,8 +34,14 @@ __device__ __forceinline__ float4 counted_circle(const DeviceCircles& c, int k, 
 // frame's first count, over every circle), each thread first moves its circle, in place, and counts
 // where it moved to, which saves the animation's own kernel launch.
 __global__ void __launch_bounds__(kCountThreads)
-    count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
-                       const unsigned char* settled, int* counts, ChunkStats* stats, FusedStep step) {
+    count_tiles_kernel(ChunkArgs a) {
+  const DeviceCircles& c = a.c;
+  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x;
+  const View& v = a.v;
+  const unsigned char* const settled = a.settled;
+  int* const counts = a.counts;
+  ChunkStats* const stats = a.stats;
+  const FusedStep& step = a.step;
   __shared__ unsigned long long s_warp[kCountThreads / 32];
   // Early exit: when the last shade left no tile open the frame is done, and the host, reading
   // these stats, stops before using any count: skip the chunk's walk (uniform).
@@ -76,9 +87,12 @@ constexpr int kDupStage = 4096;  // pairs a block stages in shared memory (when 
 constexpr int kDupOwn = 128;     // a circle with more pairs goes to the whole block
 template <class Key>
 __global__ void __launch_bounds__(kDupThreads)
-    duplicate_pairs_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
-                           const unsigned char* settled, const int* counts, const int* offsets, unsigned total,
-                           bool stage, Key* keys, unsigned* ids) {
+    duplicate_pairs_kernel(ChunkArgs a, const int* offsets, unsigned total, bool stage, Key* keys, unsigned* ids) {
+  const DeviceCircles& c = a.c;
+  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x;
+  const View& v = a.v;
+  const unsigned char* const settled = a.settled;
+  const int* const counts = a.counts;
   extern __shared__ unsigned s_dup[];  // when `stage`: kDupStage ids, then kDupStage keys
   unsigned* const s_id = s_dup;
   Key* const s_key = reinterpret_cast<Key*>(s_dup + kDupStage);
@@ -183,6 +197,48 @@ __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
     prev = key;
   }
   if (i0 + kPer >= n) ranges[prev].y = n;  // the last run ends at n
+}
+
+// The launches of binning by sorting, in the order a chunk takes them.
+
+// The count, grid-stride over the chunk: up to 8 blocks an SM.
+inline void launch_count_tiles(const ChunkArgs& a, int sms, cudaStream_t stream) {
+  const int blocks = std::min(std::max(1, (a.hi - a.lo + kCountThreads - 1) / kCountThreads), sms * 8);
+  count_tiles_kernel<<<blocks, kCountThreads, 0, stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The chunk's `total` pairs at their scanned offsets, staged in shared memory where the circles
+// have more than two pairs each on average.
+template <class Key>
+void launch_duplicate(const ChunkArgs& a, const int* offsets, unsigned total, Key* keys, unsigned* ids,
+                      cudaStream_t stream) {
+  const bool in_shared = total > 2ull * static_cast<unsigned long long>(a.hi - a.lo);
+  const std::size_t stage_bytes = in_shared ? kDupStage * (sizeof(unsigned) + sizeof(Key)) : 0;
+  duplicate_pairs_kernel<Key><<<(a.hi - a.lo + kDupThreads - 1) / kDupThreads, kDupThreads, stage_bytes, stream>>>(
+      a, offsets, total, in_shared, keys, ids);
+  CUDA_CHECK_LAUNCH();
+}
+
+// CUB's stable radix sort of the `total` pairs by tile key (the bits of `tiles` only), its
+// temporaries in `temp`; the sorted keys and ids are where keys.Current() and ids.Current() say.
+template <class Key>
+void sort_by_tile(cub::DoubleBuffer<Key>& keys, cub::DoubleBuffer<unsigned>& ids, unsigned total, unsigned tiles,
+                  DeviceBuffer<unsigned char>& temp, cudaStream_t stream) {
+  const int end_bit = tile_bits(tiles);
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, ids, static_cast<int>(total), 0, end_bit, stream));
+  temp.reserve(bytes);
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys, ids, static_cast<int>(total), 0, end_bit, stream));
+}
+
+// Each tile's [first, end) of the sorted pairs (empty for tiles with none).
+template <class Key>
+void launch_tile_ranges(const Key* keys, unsigned total, unsigned tiles, uint2* ranges, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(ranges, 0, tiles * sizeof(uint2), stream));
+  constexpr unsigned per_block = kRangesThreads * kRangesPer;
+  tile_ranges_kernel<Key><<<(total + per_block - 1) / per_block, kRangesThreads, 0, stream>>>(keys, total, ranges);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace circles::binned
