@@ -47,14 +47,9 @@ constexpr int kBinHistInts = 8192;                       // columns x tiles in t
 // maximum: the host checks the maximum against the scatter's kBinCapacity). 1024 threads, so
 // that two blocks of eight columns fill an SM.
 __global__ void __launch_bounds__(kBinCountThreads)
-    count_tile_blocks_kernel(ChunkArgs a, int per_block, int columns, int blocks, int* matrix) {
-  const DeviceCircles& c = a.c;
-  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x, tiles = a.tiles;
-  const View& v = a.v;
-  const unsigned char* const settled = a.settled;
-  int* const counts = a.counts;
-  ChunkStats* const stats = a.stats;
-  const FusedStep& step = a.step;
+    count_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, int columns, int blocks, View v,
+                             int tile, int tiles_x, int tiles, const unsigned char* settled, int* counts, int* matrix,
+                             ChunkStats* stats, FusedStep step) {
   extern __shared__ int s_hist[];  // columns x tiles
   __shared__ unsigned s_total[kBinMaxColumns];
   if (settled && stats->unsettled == 0) return;  // the frame is done (see count_tiles_kernel)
@@ -104,14 +99,10 @@ __global__ void __launch_bounds__(kBinCountThreads)
 // kBinItemsFew where the host expects a block's pairs to fit).
 template <int kItems>
 __global__ void __launch_bounds__(kBinThreads)
-    scatter_tile_blocks_kernel(ChunkArgs a, int per_block, int tile_bits, const int* offsets,
-                               unsigned long long capacity, unsigned* ids, uint2* ranges) {
-  const DeviceCircles& c = a.c;
-  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x, tiles = a.tiles;
-  const View& v = a.v;
-  const unsigned char* const settled = a.settled;
-  const int* const counts = a.counts;
-  const ChunkStats* const stats = a.stats;
+    scatter_tile_blocks_kernel(DeviceCircles c, int lo, int hi, int per_block, View v, int tile, int tiles_x,
+                               int tiles, int tile_bits, const unsigned char* settled, const int* counts,
+                               const int* offsets, const ChunkStats* stats, unsigned long long capacity,
+                               unsigned* ids, uint2* ranges) {
   constexpr int kCapacity = kBinThreads * kItems;
   using Sort = cub::BlockRadixSort<unsigned, kBinThreads, kItems, cub::NullType, 5>;
   using Scan = cub::BlockScan<int, kBinThreads>;
@@ -208,7 +199,8 @@ inline void launch_count_tile_blocks(const ChunkArgs& a, int per_block, int sms,
   const int blocks = (a.hi - a.lo + per_block - 1) / per_block;
   const int columns = std::max(1, std::min({kBinMaxColumns, kBinHistInts / a.tiles, blocks / sms}));
   count_tile_blocks_kernel<<<(blocks + columns - 1) / columns, kBinCountThreads, columns * a.tiles * sizeof(int),
-                             stream>>>(a, per_block, columns, blocks, matrix);
+                             stream>>>(a.c, a.lo, a.hi, per_block, columns, blocks, a.v, a.tile, a.tiles_x, a.tiles,
+                                       a.settled, a.counts, matrix, a.stats, a.step);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -218,8 +210,9 @@ inline void launch_scatter(const ChunkArgs& a, int per_block, bool few, const in
                            unsigned long long capacity, unsigned* ids, uint2* ranges, cudaStream_t stream) {
   const int blocks = (a.hi - a.lo + per_block - 1) / per_block;
   auto kernel = few ? scatter_tile_blocks_kernel<kBinItemsFew> : scatter_tile_blocks_kernel<kBinItems>;
-  launch_dependent(kernel, blocks, kBinThreads, a.tiles * sizeof(int), stream, a, per_block,
-                   tile_bits(static_cast<unsigned>(a.tiles)), offsets, capacity, ids, ranges);
+  launch_dependent(kernel, blocks, kBinThreads, a.tiles * sizeof(int), stream, a.c, a.lo, a.hi, per_block, a.v, a.tile,
+                   a.tiles_x, a.tiles, tile_bits(static_cast<unsigned>(a.tiles)), a.settled, a.counts, offsets, a.stats,
+                   capacity, ids, ranges);
 }
 
 }  // namespace circles::binned

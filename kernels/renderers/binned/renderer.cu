@@ -241,8 +241,8 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   void shade(dim3 grid, const FrameParams& f, const ShadeArgs& a) {
     const ShadeVariant v = shade_variant(frame_, load_, shading(), tile_, counting_, a.ranges != nullptr,
                                          a.step.kind != Animation::None);
-    const ShadeKernel& k = shade_kernel_for(v);
-    launch_dependent(k.kernel, grid, k.threads, 0, stream(), circles(), f, a);
+    if (!shade_ || !(shade_->variant == v)) shade_ = &shade_kernel_for(v);  // the last frame's, mostly
+    launch_dependent(shade_->kernel, grid, shade_->threads, 0, stream(), circles(), f, a);
   }
 
   // A frame: its plan, then either one shade over every circle (direct) or, chunk by chunk,
@@ -603,6 +603,7 @@ class CudaTileBinnedRenderer final : public CudaRenderer {
   PinnedBuffer<unsigned long long> pair_sum_host_;
   LoadPlan load_;
   FramePlan frame_;
+  const ShadeKernel* shade_ = nullptr;  // the shade table's entry the last shade took
   Scratch scratch_;      // the scan's temporaries; grow to the largest chunk, then stay
   unsigned long long limit_ = ~0ull;
   unsigned long long budget_ = kMaxChunkPairs;

@@ -34,14 +34,8 @@ __device__ __forceinline__ float4 counted_circle(const DeviceCircles& c, int k, 
 // frame's first count, over every circle), each thread first moves its circle, in place, and counts
 // where it moved to, which saves the animation's own kernel launch.
 __global__ void __launch_bounds__(kCountThreads)
-    count_tiles_kernel(ChunkArgs a) {
-  const DeviceCircles& c = a.c;
-  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x;
-  const View& v = a.v;
-  const unsigned char* const settled = a.settled;
-  int* const counts = a.counts;
-  ChunkStats* const stats = a.stats;
-  const FusedStep& step = a.step;
+    count_tiles_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                       const unsigned char* settled, int* counts, ChunkStats* stats, FusedStep step) {
   __shared__ unsigned long long s_warp[kCountThreads / 32];
   // Early exit: when the last shade left no tile open the frame is done, and the host, reading
   // these stats, stops before using any count: skip the chunk's walk (uniform).
@@ -87,12 +81,9 @@ constexpr int kDupStage = 4096;  // pairs a block stages in shared memory (when 
 constexpr int kDupOwn = 128;     // a circle with more pairs goes to the whole block
 template <class Key>
 __global__ void __launch_bounds__(kDupThreads)
-    duplicate_pairs_kernel(ChunkArgs a, const int* offsets, unsigned total, bool stage, Key* keys, unsigned* ids) {
-  const DeviceCircles& c = a.c;
-  const int lo = a.lo, hi = a.hi, tile = a.tile, tiles_x = a.tiles_x;
-  const View& v = a.v;
-  const unsigned char* const settled = a.settled;
-  const int* const counts = a.counts;
+    duplicate_pairs_kernel(DeviceCircles c, int lo, int hi, View v, int tile, int tiles_x,
+                           const unsigned char* settled, const int* counts, const int* offsets, unsigned total,
+                           bool stage, Key* keys, unsigned* ids) {
   extern __shared__ unsigned s_dup[];  // when `stage`: kDupStage ids, then kDupStage keys
   unsigned* const s_id = s_dup;
   Key* const s_key = reinterpret_cast<Key*>(s_dup + kDupStage);
@@ -204,7 +195,8 @@ __global__ void tile_ranges_kernel(const Key* keys, unsigned n, uint2* ranges) {
 // The count, grid-stride over the chunk: up to 8 blocks an SM.
 inline void launch_count_tiles(const ChunkArgs& a, int sms, cudaStream_t stream) {
   const int blocks = std::min(std::max(1, (a.hi - a.lo + kCountThreads - 1) / kCountThreads), sms * 8);
-  count_tiles_kernel<<<blocks, kCountThreads, 0, stream>>>(a);
+  count_tiles_kernel<<<blocks, kCountThreads, 0, stream>>>(a.c, a.lo, a.hi, a.v, a.tile, a.tiles_x, a.settled, a.counts,
+                                                           a.stats, a.step);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -216,7 +208,7 @@ void launch_duplicate(const ChunkArgs& a, const int* offsets, unsigned total, Ke
   const bool in_shared = total > 2ull * static_cast<unsigned long long>(a.hi - a.lo);
   const std::size_t stage_bytes = in_shared ? kDupStage * (sizeof(unsigned) + sizeof(Key)) : 0;
   duplicate_pairs_kernel<Key><<<(a.hi - a.lo + kDupThreads - 1) / kDupThreads, kDupThreads, stage_bytes, stream>>>(
-      a, offsets, total, in_shared, keys, ids);
+      a.c, a.lo, a.hi, a.v, a.tile, a.tiles_x, a.settled, a.counts, offsets, total, in_shared, keys, ids);
   CUDA_CHECK_LAUNCH();
 }
 
