@@ -12,85 +12,6 @@ namespace circles::binned {
 
 constexpr int kRows8Threads = 128;
 constexpr int kRows8Stage = kRows8Threads;  // circles a batch
-// shade_rows8_kernel's limits: each staged circle's coverage limit (coverage_limit: radius^2 -
-// dy^2) at the tile's 32 rows; a lane takes four rows of one of four circles a step (an 8-byte
-// load, one 16-byte store).
-__device__ __forceinline__ void rows8_stage_limits(int lane, int warp, const float* s_py, const float4* s_stage,
-                                                   float* s_lim) {
-  constexpr int TILE = kLargeTile;
-  constexpr int kStage = kRows8Stage;
-  const int quad = lane & 7;
-  const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
-  const float4* geo = s_stage + kStage + warp * 32;
-  float* lim = s_lim + (warp * 32) * TILE + 4 * quad;
-#pragma unroll
-  for (int k0 = 0; k0 < 32; k0 += 4) {
-    const int k = k0 + (lane >> 3);
-    const float2 yr = *reinterpret_cast<const float2*>(geo + k);
-    *reinterpret_cast<float4*>(lim + k * TILE) =
-        make_float4(coverage_limit(py4.x - yr.x, yr.y), coverage_limit(py4.y - yr.x, yr.y),
-                    coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
-  }
-}
-
-// shade_rows8_kernel's walk of a batch: the lane's row group (box column bc, row br) visits the
-// circles of its box's masks in order. A visit loads the circle's x and colour (16 bytes), keep
-// factor and alpha (8) and its limits at the row group's four rows (16), shared by the lane's
-// eight pixels, c0 (column lx) and c1 (lx + 1) at rows ly .. ly + 3. The three addresses are
-// 32-bit shared addresses carried from group to group, so they stay in registers; they start at
-// slot 31, as bit b of a reversed mask is slot 31 - b.
-template <bool kCount, bool kHalf, class Pixel>
-__device__ __forceinline__ void rows8_walk(unsigned count, int bc, int br, int ly, const unsigned* s_rows,
-                                           const float4* s_stage, const float* s_lim, float px0, float px1,
-                                           unsigned in_bits, Pixel (&c0)[4], Pixel (&c1)[4],
-                                           unsigned long long& tests, unsigned long long& blends) {
-  constexpr int TILE = kLargeTile;
-  constexpr int kStage = kRows8Stage;
-  const int groups = static_cast<int>((count + 31) / 32);
-  unsigned rows_at = shared_address(s_rows + 8 * bc + br), group_at = shared_address(s_stage + 31),
-           lims_at = shared_address(s_lim + 31 * TILE + ly);
-  for (int g = 0; g < groups; ++g) {
-    unsigned mask = lds_u32(rows_at);
-    while (mask) {
-      const int bit = 31 - __clz(mask);
-      mask ^= bit_mask(bit);
-      const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
-      const float4 qv = lds_f4(group_at - off);                                                    // x, a*rgb
-      // 1 - a, a (kHalf: half2 (1 - a, 1), and nothing)
-      const float2 ka = kHalf ? make_float2(__uint_as_float(lds_u32(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float))), 0.f)
-                              : lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));
-      const float4 lim = lds_f4(lims_at - off * (TILE / 4));  // a slot's limits: TILE floats
-      const float dx0 = px0 - qv.x, dx1 = px1 - qv.x;
-      const float d0 = dx0 * dx0, d1 = dx1 * dx1;
-      const float l[4] = {lim.x, lim.y, lim.z, lim.w};
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        if constexpr (kHalf) {
-          const __half2 crg = bits_half2(qv.y), cba = bits_half2(qv.z), krg = bits_half2(qv.w),
-                        kba = bits_half2(ka.x);
-          if (d0 <= l[r]) {
-            c0[r].rg = __hfma2(c0[r].rg, krg, crg);
-            c0[r].ba = __hfma2(c0[r].ba, kba, cba);
-          }
-          if (d1 <= l[r]) {
-            c1[r].rg = __hfma2(c1[r].rg, krg, crg);
-            c1[r].ba = __hfma2(c1[r].ba, kba, cba);
-          }
-        } else {
-          const float4 col = make_float4(qv.y, qv.z, qv.w, ka.y);
-          if (d0 <= l[r]) blend_over(c0[r], ka.x, col);
-          if (d1 <= l[r]) blend_over(c1[r], ka.x, col);
-        }
-        if (kCount) blends += (d0 <= l[r] && (in_bits >> (2 * r) & 1u)) + (d1 <= l[r] && (in_bits >> (2 * r) & 2u));
-      }
-      if (kCount) tests += __popc(in_bits);
-    }
-    rows_at += 32 * sizeof(unsigned);
-    group_at += 32 * sizeof(float4);
-    lims_at += 32 * TILE * sizeof(float);
-  }
-}
-
 // Blends a 32x32 tile's circles, eight pixels a lane: fast because a batch is culled once a block
 // as it is staged, and a visit's loads and test serve eight pixels.
 // For binned exact frames of flat circles that compose no runs. A block per tile, 128 threads; the
@@ -204,9 +125,72 @@ __global__ void __launch_bounds__(kRows8Threads, 8) shade_rows8_kernel(DeviceCir
     // so that the next circle of the walk is the highest bit.
     s_rows[slot] = __brev(transpose_bits(bits, lane));
     __syncwarp();  // the group's geometry, staged by its lanes
-    rows8_stage_limits(lane, warp, s_py, s_stage, s_lim);
+    // Each circle's coverage limit (coverage_limit: radius^2 - dy^2) at the tile's 32 rows: a
+    // lane takes four rows of one of four circles a step (an 8-byte load, one 16-byte store).
+    {
+      const int quad = lane & 7;
+      const float4 py4 = reinterpret_cast<const float4*>(s_py)[quad];
+      const float4* geo = s_stage + kStage + warp * 32;
+      float* lim = s_lim + (warp * 32) * TILE + 4 * quad;
+#pragma unroll
+      for (int k0 = 0; k0 < 32; k0 += 4) {
+        const int k = k0 + (lane >> 3);
+        const float2 yr = *reinterpret_cast<const float2*>(geo + k);
+        *reinterpret_cast<float4*>(lim + k * TILE) =
+            make_float4(coverage_limit(py4.x - yr.x, yr.y), coverage_limit(py4.y - yr.x, yr.y),
+                        coverage_limit(py4.z - yr.x, yr.y), coverage_limit(py4.w - yr.x, yr.y));
+      }
+    }
     __syncthreads();  // the masks, stage and limits of every warp
-    rows8_walk<kCount, kHalf>(count, bc, br, ly, s_rows, s_stage, s_lim, px0, px1, in_bits, c0, c1, tests, blends);
+    // The walk: a visit loads the circle's x and colour (16 bytes), keep factor and alpha (8) and
+    // its limits at the row group's four rows (16), shared by the lane's eight pixels. The three
+    // addresses are 32-bit shared addresses carried from group to group, so they stay in
+    // registers; they start at slot 31, as bit b of a reversed mask is slot 31 - b.
+    {
+      const int groups = static_cast<int>((count + 31) / 32);
+      unsigned rows_at = shared_address(s_rows + 8 * bc + br), group_at = shared_address(s_stage + 31),
+               lims_at = shared_address(s_lim + 31 * TILE + ly);
+      for (int g = 0; g < groups; ++g) {
+        unsigned mask = lds_u32(rows_at);
+        while (mask) {
+          const int bit = 31 - __clz(mask);
+          mask ^= bit_mask(bit);
+          const unsigned off = static_cast<unsigned>(bit) * static_cast<unsigned>(sizeof(float4));
+          const float4 qv = lds_f4(group_at - off);                                                    // x, a*rgb
+          // 1 - a, a (kHalf: half2 (1 - a, 1), and nothing)
+          const float2 ka = kHalf ? make_float2(__uint_as_float(lds_u32(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float))), 0.f)
+                                  : lds_f2(group_at - off + kStage * sizeof(float4) + 2 * sizeof(float));
+          const float4 lim = lds_f4(lims_at - off * (TILE / 4));  // a slot's limits: TILE floats
+          const float dx0 = px0 - qv.x, dx1 = px1 - qv.x;
+          const float d0 = dx0 * dx0, d1 = dx1 * dx1;
+          const float l[4] = {lim.x, lim.y, lim.z, lim.w};
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            if constexpr (kHalf) {
+              const __half2 crg = bits_half2(qv.y), cba = bits_half2(qv.z), krg = bits_half2(qv.w),
+                            kba = bits_half2(ka.x);
+              if (d0 <= l[r]) {
+                c0[r].rg = __hfma2(c0[r].rg, krg, crg);
+                c0[r].ba = __hfma2(c0[r].ba, kba, cba);
+              }
+              if (d1 <= l[r]) {
+                c1[r].rg = __hfma2(c1[r].rg, krg, crg);
+                c1[r].ba = __hfma2(c1[r].ba, kba, cba);
+              }
+            } else {
+              const float4 col = make_float4(qv.y, qv.z, qv.w, ka.y);
+              if (d0 <= l[r]) blend_over(c0[r], ka.x, col);
+              if (d1 <= l[r]) blend_over(c1[r], ka.x, col);
+            }
+            if (kCount) blends += (d0 <= l[r] && (in_bits >> (2 * r) & 1u)) + (d1 <= l[r] && (in_bits >> (2 * r) & 2u));
+          }
+          if (kCount) tests += __popc(in_bits);
+        }
+        rows_at += 32 * sizeof(unsigned);
+        group_at += 32 * sizeof(float4);
+        lims_at += 32 * TILE * sizeof(float);
+      }
+    }
     if constexpr (kHalf) {  // the batch's alpha into the float sum
 #pragma unroll
       for (int r = 0; r < 4; ++r) {

@@ -18,103 +18,6 @@ __device__ __forceinline__ int tiny_swizzle(int p) {
   static_assert(kWords >= 1 && kWords <= 32 && (kWords & (kWords - 1)) == 0, "a power of two");
   return static_cast<int>(static_cast<unsigned>(p) / (32u / kWords)) & (kWords - 1);
 }
-// The mark phase of tiny_shade_kernel for one circle cq (the thread's): the pixel centres of the
-// tile its window may cover, each tested with cpu-ref's test; a covered one gets the circle's bit
-// (word my_word, `bit`) in its mask, and the word's bit in s_words.
-template <int TILE, int kWords, bool kCount>
-__device__ __forceinline__ void tiny_mark(const float4 cq, const View& v, int x0, int y0, int x1, int y1,
-                                          const float* s_px, const float* s_py, unsigned* cover, unsigned* s_words,
-                                          unsigned my_word, unsigned bit, unsigned word_bit, unsigned long long& tests,
-                                          unsigned long long& blends) {
-  // The pixels whose centres the circle may cover: cpu-ref's covered centres lie within the
-  // radius plus a few float roundings of it (8 ulps of |c| + r, in pixels, and 1/256 of a
-  // pixel besides); clipped to the tile in float before any conversion to int.
-  const float rr = cq.w * cq.w;
-  const float sx = 8.f * (fabsf(cq.x) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
-  const float sy = 8.f * (fabsf(cq.y) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
-  const float cx = cq.x * v.scale + v.off_x - 0.5f, cy = cq.y * v.scale + v.off_y - 0.5f, cr = cq.w * v.scale;
-  const float fi0 = fmaxf(ceilf(cx - cr - sx), static_cast<float>(x0));
-  const float fi1 = fminf(floorf(cx + cr + sx), static_cast<float>(x1));
-  const float fj0 = fmaxf(ceilf(cy - cr - sy), static_cast<float>(y0));
-  const float fj1 = fminf(floorf(cy + cr + sy), static_cast<float>(y1));
-  if (fi0 <= fi1 && fj0 <= fj1) {
-    const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
-    const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
-    // One pixel centre: cpu-ref's coverage test to the bit (covers_dx2, with dx*dx given); a
-    // covered one gets the circle's bit.
-    auto test = [&](int li, int lj, float dx2, float dy) {
-      const bool covers = covers_dx2(dx2, dy, rr);
-      if (kCount) {
-        ++tests;
-        blends += covers;
-      }
-      if (covers) {
-        const int pix = lj * TILE + li;
-        atomicOr(cover + pix * kWords + (my_word ^ tiny_swizzle<kWords>(pix)), bit);
-        atomicOr(&s_words[pix], word_bit);
-      }
-    };
-    if (i1 - i0 <= 2 && j1 - j0 <= 2) {
-      // A window of at most 3x3 (every tiny circle's): its centres loaded at once and the
-      // nine tests unrolled, predicated, so the warp's lanes stay together.
-      float wdx2[3], wdy[3];  // the window's columns' dx*dx and rows' dy
-#pragma unroll
-      for (int u = 0; u < 3; ++u) {
-        const float dx = s_px[min(i0 + u, i1)] - cq.x;
-        wdx2[u] = dx * dx;
-        wdy[u] = s_py[min(j0 + u, j1)] - cq.y;
-      }
-#pragma unroll
-      for (int r = 0; r < 3; ++r) {
-#pragma unroll
-        for (int u = 0; u < 3; ++u)
-          if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wdx2[u], wdy[r]);
-      }
-    } else {
-      for (int lj = j0; lj <= j1; ++lj) {
-        const float dy = s_py[lj] - cq.y;
-        for (int li = i0; li <= i1; ++li) {
-          const float dx = s_px[li] - cq.x;
-          test(li, lj, dx * dx, dy);
-        }
-      }
-    }
-  }
-}
-
-// The blend phase of tiny_shade_kernel: each of the thread's pixels blends its circles in order,
-// from s_col (this batch's colours): the nonzero words of its mask (s_words), then each word's
-// bits, highest first (the reversed slots: circle order), in one loop with a pass per circle
-// (nested loops over words and bits would take a warp through every word any lane has bits
-// in). Both are cleared on the way for the next batch (only this thread reads them).
-template <int TILE, int kWords, int kPer>
-__device__ __forceinline__ void tiny_blend(Float4 (&px)[kPer], uint4 (*s_cover)[kWords / 4], unsigned* s_words,
-                                           const float4* s_col) {
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) {
-    const int p = threadIdx.x + k * kTinyThreads;
-    unsigned* words = reinterpret_cast<unsigned*>(&s_cover[p][0]);
-    unsigned nonzero = s_words[p];
-    if (nonzero) s_words[p] = 0u;
-    unsigned m = 0;
-    int w = 0;
-    while (m || nonzero) {
-      if (m == 0) {  // the next nonzero word, cleared for the next batch
-        w = 31 - __clz(nonzero);
-        nonzero ^= 1u << w;
-        const int ws = w ^ tiny_swizzle<kWords>(p);
-        m = words[ws];
-        words[ws] = 0u;
-      }
-      const int b = 31 - __clz(m);
-      m ^= 1u << b;
-      const int s = (kTinyThreads - 1) - (w * 32 + b);  // the circle's slot
-      const float4 col = s_col[s];  // premultiplied as the other kernels stage it: the same bits
-      blend_over(px[k], 1.f - col.w, make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w));
-    }
-  }
-}
-
 // Blends a tile's tiny circles (a few pixels each): fast because each circle goes to the pixels
 // it covers, so the work is per covered pixel, not per pixel of a box the circle touches.
 // For binned exact frames of tiny flat circles. A block per tile, 256 threads, TILE * TILE / 256
@@ -204,11 +107,91 @@ __global__ void __launch_bounds__(kTinyThreads, 4) tiny_shade_kernel(DeviceCircl
       id_next = a.ids[min(base + 2 * kTinyThreads + threadIdx.x, end - 1)];
     }
     __pipeline_commit();
-    if (mine) tiny_mark<TILE, kWords, kCount>(cq, v, x0, y0, x1, y1, s_px, s_py, cover, s_words, my_word, bit, word_bit,
-                                                tests, blends);
+    if (mine) {
+      // The pixels whose centres the circle may cover: cpu-ref's covered centres lie within the
+      // radius plus a few float roundings of it (8 ulps of |c| + r, in pixels, and 1/256 of a
+      // pixel besides); clipped to the tile in float before any conversion to int.
+      const float rr = cq.w * cq.w;
+      const float sx = 8.f * (fabsf(cq.x) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
+      const float sy = 8.f * (fabsf(cq.y) + cq.w) * v.scale * 1.1920929e-7f + 1.f / 256.f;
+      const float cx = cq.x * v.scale + v.off_x - 0.5f, cy = cq.y * v.scale + v.off_y - 0.5f, cr = cq.w * v.scale;
+      const float fi0 = fmaxf(ceilf(cx - cr - sx), static_cast<float>(x0));
+      const float fi1 = fminf(floorf(cx + cr + sx), static_cast<float>(x1));
+      const float fj0 = fmaxf(ceilf(cy - cr - sy), static_cast<float>(y0));
+      const float fj1 = fminf(floorf(cy + cr + sy), static_cast<float>(y1));
+      if (fi0 <= fi1 && fj0 <= fj1) {
+        const int i0 = static_cast<int>(fi0) - x0, i1 = static_cast<int>(fi1) - x0;
+        const int j0 = static_cast<int>(fj0) - y0, j1 = static_cast<int>(fj1) - y0;
+        // One pixel centre: cpu-ref's coverage test to the bit (covers_dx2, with dx*dx given); a
+        // covered one gets the circle's bit.
+        auto test = [&](int li, int lj, float dx2, float dy) {
+          const bool covers = covers_dx2(dx2, dy, rr);
+          if (kCount) {
+            ++tests;
+            blends += covers;
+          }
+          if (covers) {
+            const int pix = lj * TILE + li;
+            atomicOr(cover + pix * kWords + (my_word ^ tiny_swizzle<kWords>(pix)), bit);
+            atomicOr(&s_words[pix], word_bit);
+          }
+        };
+        if (i1 - i0 <= 2 && j1 - j0 <= 2) {
+          // A window of at most 3x3 (every tiny circle's): its centres loaded at once and the
+          // nine tests unrolled, predicated, so the warp's lanes stay together.
+          float wdx2[3], wdy[3];  // the window's columns' dx*dx and rows' dy
+#pragma unroll
+          for (int u = 0; u < 3; ++u) {
+            const float dx = s_px[min(i0 + u, i1)] - cq.x;
+            wdx2[u] = dx * dx;
+            wdy[u] = s_py[min(j0 + u, j1)] - cq.y;
+          }
+#pragma unroll
+          for (int r = 0; r < 3; ++r) {
+#pragma unroll
+            for (int u = 0; u < 3; ++u)
+              if (j0 + r <= j1 && i0 + u <= i1) test(i0 + u, j0 + r, wdx2[u], wdy[r]);
+          }
+        } else {
+          for (int lj = j0; lj <= j1; ++lj) {
+            const float dy = s_py[lj] - cq.y;
+            for (int li = i0; li <= i1; ++li) {
+              const float dx = s_px[li] - cq.x;
+              test(li, lj, dx * dx, dy);
+            }
+          }
+        }
+      }
+    }
     __pipeline_wait_prior(1);  // this batch's colour copy (the next one's may still be in flight)
     __syncthreads();           // the batch's masks and colours
-    tiny_blend<TILE, kWords, kPer>(px, s_cover, s_words, s_col[buf]);
+    // Each pixel's circles in order: the nonzero words of its mask (s_words), then each word's
+    // bits, highest first (the reversed slots: circle order), in one loop with a pass per circle
+    // (nested loops over words and bits would take a warp through every word any lane has bits
+    // in). Both are cleared on the way for the next batch (only this thread reads them).
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const int p = threadIdx.x + k * kTinyThreads;
+      unsigned* words = reinterpret_cast<unsigned*>(&s_cover[p][0]);
+      unsigned nonzero = s_words[p];
+      if (nonzero) s_words[p] = 0u;
+      unsigned m = 0;
+      int w = 0;
+      while (m || nonzero) {
+        if (m == 0) {  // the next nonzero word, cleared for the next batch
+          w = 31 - __clz(nonzero);
+          nonzero ^= 1u << w;
+          const int ws = w ^ tiny_swizzle<kWords>(p);
+          m = words[ws];
+          words[ws] = 0u;
+        }
+        const int b = 31 - __clz(m);
+        m ^= 1u << b;
+        const int s = (kTinyThreads - 1) - (w * 32 + b);  // the circle's slot
+        const float4 col = s_col[buf][s];  // premultiplied as the other kernels stage it: the same bits
+        blend_over(px[k], 1.f - col.w, make_float4(col.w * col.x, col.w * col.y, col.w * col.z, col.w));
+      }
+    }
     __syncthreads();  // before the next batch's colours are copied over these and bits are set
     buf ^= 1;
   }

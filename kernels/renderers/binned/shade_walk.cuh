@@ -64,123 +64,6 @@ __device__ __forceinline__ bool stage_tile_centres(int t, TileXY txy, const Fram
   return true;
 }
 
-// A visited circle's test and blend at the lane's pixels (q, col: its staged geometry and colour),
-// for shade_kernel's walk.
-template <Shading S, bool kEarly, bool kCount, int kRows>
-__device__ __forceinline__ void shade_lane_pixels(LanePixels<kRows>& p, const float4& q, const float4& col,
-                                                  unsigned long long& tests, unsigned long long& blends) {
-  const float dx = p.px - q.x;
-  const float dx2 = dx * dx;
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    if (S == Shading::Flat) {
-      // cpu-ref's coverage test to the bit (covers_dx2: dx*dx once a lane, then the row's limit,
-      // one fma, and a compare a pixel).
-      const float dy = p.py[r] - q.y;
-      const bool covers = covers_dx2(dx2, dy, q.z) && !p.done[r];
-      if (kCount) {
-        tests += p.in[r] && !p.done[r];
-        blends += covers && p.in[r];
-      }
-      if (covers) {
-        if (kEarly) {
-          p.c[r].x = __fmaf_rn(p.t[r], col.x, p.c[r].x);
-          p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
-          p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
-          p.c[r].w += col.w;
-          p.t[r] *= q.w;  // 1 - a
-        } else {
-          blend_over(p.c[r], q.w, col);
-        }
-      }
-    } else if (!p.done[r]) {
-      // Snow: cpu-ref's own blend (per-pixel alpha from the distance), unchanged.
-      if (kCount) tests += p.in[r];
-      if (kEarly) {
-        Float4 layer{0.f, 0.f, 0.f, 0.f};
-        float alpha = 0.f;
-        if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &layer,
-                         &alpha)) {
-          // layer = alpha * colour over black: the premultiplied colour.
-          if (kCount) blends += p.in[r];
-          p.c[r].x = __fmaf_rn(p.t[r], layer.x, p.c[r].x);
-          p.c[r].y = __fmaf_rn(p.t[r], layer.y, p.c[r].y);
-          p.c[r].z = __fmaf_rn(p.t[r], layer.z, p.c[r].z);
-          p.c[r].w += alpha;
-          p.t[r] *= 1.f - alpha;
-        }
-      } else if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &p.c[r])) {
-        if (kCount) blends += p.in[r];
-      }
-    }
-    if (kEarly && !p.done[r])
-      p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
-  }
-}
-
-  // Runs of consecutive circles that cover the whole tile, within each group of 32 staged
-  // circles, compose into one affine map (a warp-level segmented scan; the maps compose
-  // associatively): its last circle carries the run's map (a bit of s_ends), the others are
-  // skipped, so each warp visits a run once instead of every circle of it.
-// For shade_kernel at compose 2, over the `count` staged circles; each group's circles to test
-// and its run ends go to s_open and s_ends.
-template <int kThreads, int kStage>
-__device__ __forceinline__ void compose_tile_runs(unsigned count, int lane, int warp, float4* s_stage,
-                                                  const float4& s_tile, unsigned* s_open, unsigned* s_ends) {
-  constexpr int kWarps = kThreads / 32;
-  const int groups = static_cast<int>((count + 31) / 32);
-  for (int g = warp; g < groups; g += kWarps) {
-    const int sl = g * 32 + lane;
-    bool full = false;
-    float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
-    if (sl < static_cast<int>(count)) {
-      q = s_stage[sl];
-      col = s_stage[kStage + sl];
-      full = circle_covers_box(q.x, q.y, q.z, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
-    }
-    const bool prev_full = __shfl_up_sync(kFullMask, full, 1) && lane > 0;
-    const bool next_full = __shfl_down_sync(kFullMask, full, 1) && lane < 31;
-    // Segmented inclusive scan: (a_mul, add, alpha, n) of the run so far, earlier circles first.
-    float m = full ? q.w : 1.f;
-    float bx = full ? col.x : 0.f, by = full ? col.y : 0.f, bz = full ? col.z : 0.f;
-    float sa = full ? col.w : 0.f, nn = full ? 1.f : 0.f;
-    bool head = !full || !prev_full;
-    // A scan over the group's n circles needs the steps d < n only (a group of 3: two), and
-    // none when no circle of the group covers the tile.
-    const int n_group = __any_sync(kFullMask, full) ? min(32, static_cast<int>(count) - g * 32) : 0;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      if (d >= n_group) break;  // uniform
-      const float pm = __shfl_up_sync(kFullMask, m, d);
-      const float px_ = __shfl_up_sync(kFullMask, bx, d), py_ = __shfl_up_sync(kFullMask, by, d);
-      const float pz = __shfl_up_sync(kFullMask, bz, d), ps = __shfl_up_sync(kFullMask, sa, d);
-      const float pn = __shfl_up_sync(kFullMask, nn, d);
-      const bool ph = __shfl_up_sync(kFullMask, head, d);
-      if (lane >= d && !head) {
-        bx = __fmaf_rn(m, px_, bx);
-        by = __fmaf_rn(m, py_, by);
-        bz = __fmaf_rn(m, pz, bz);
-        m *= pm;
-        sa += ps;
-        nn += pn;
-        head = ph;
-      }
-    }
-    const unsigned open = __ballot_sync(kFullMask, sl < static_cast<int>(count) && !full);
-    const unsigned ends = __ballot_sync(kFullMask, full && !next_full);
-    if (lane == 0) {
-      s_open[g] = open;
-      s_ends[g] = ends;
-    }
-    if (sl < static_cast<int>(count)) {
-      if (full && !next_full) {
-        s_stage[sl] = make_float4(0.f, nn, 0.f, m);
-        s_stage[kStage + sl] = make_float4(bx, by, bz, sa);
-      }
-    }
-  }
-}
-
 // Shades a tile a block; fast because each warp ballots and visits only circles touching its box.
 // A warp takes 8 x 4 kRows pixels, a lane kRows of one column. Circles are staged in shared
 // memory in batches; each warp ballots which of a group of 32 touch its box and walks only those,
@@ -338,6 +221,57 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
   unsigned long long tests = 0, blends = 0;
   FullRun run;
 
+  // A visited circle's test and blend at the lane's pixels (q, col: its staged geometry and colour).
+  auto shade_pixels = [&](const float4& q, const float4& col) {
+    const float dx = p.px - q.x;
+    const float dx2 = dx * dx;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (S == Shading::Flat) {
+        // cpu-ref's coverage test to the bit (covers_dx2: dx*dx once a lane, then the row's limit,
+        // one fma, and a compare a pixel).
+        const float dy = p.py[r] - q.y;
+        const bool covers = covers_dx2(dx2, dy, q.z) && !p.done[r];
+        if (kCount) {
+          tests += p.in[r] && !p.done[r];
+          blends += covers && p.in[r];
+        }
+        if (covers) {
+          if (kEarly) {
+            p.c[r].x = __fmaf_rn(p.t[r], col.x, p.c[r].x);
+            p.c[r].y = __fmaf_rn(p.t[r], col.y, p.c[r].y);
+            p.c[r].z = __fmaf_rn(p.t[r], col.z, p.c[r].z);
+            p.c[r].w += col.w;
+            p.t[r] *= q.w;  // 1 - a
+          } else {
+            blend_over(p.c[r], q.w, col);
+          }
+        }
+      } else if (!p.done[r]) {
+        // Snow: cpu-ref's own blend (per-pixel alpha from the distance), unchanged.
+        if (kCount) tests += p.in[r];
+        if (kEarly) {
+          Float4 layer{0.f, 0.f, 0.f, 0.f};
+          float alpha = 0.f;
+          if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &layer,
+                           &alpha)) {
+            // layer = alpha * colour over black: the premultiplied colour.
+            if (kCount) blends += p.in[r];
+            p.c[r].x = __fmaf_rn(p.t[r], layer.x, p.c[r].x);
+            p.c[r].y = __fmaf_rn(p.t[r], layer.y, p.c[r].y);
+            p.c[r].z = __fmaf_rn(p.t[r], layer.z, p.c[r].z);
+            p.c[r].w += alpha;
+            p.t[r] *= 1.f - alpha;
+          }
+        } else if (blend_circle(S, p.px, p.py[r], q.x, q.y, q.z, q.w, col.x, col.y, col.z, col.w, &p.c[r])) {
+          if (kCount) blends += p.in[r];
+        }
+      }
+      if (kEarly && !p.done[r])
+        p.done[r] = p.t[r] < kSettledTransmittance && p.bg_w[r] + p.c[r].w >= 1.f;
+    }
+  };
+
   // Launched dependent (kernels/cuda/dependent_launch.cuh): everything above overlaps the tail of the
   // kernel before (binned: the scatter or the tile ranges). What it read from device memory, the
   // image, transmittance and settled flags, the previous chunk's shade wrote, and that finished
@@ -463,7 +397,62 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
     }
     __syncthreads();
     if (kCompose == 2) {
-      compose_tile_runs<kThreads, kStage>(count, lane, warp, s_stage, s_tile, s_open, s_ends);
+      // Runs of consecutive circles that cover the whole tile, within each group of 32 staged
+      // circles, compose into one affine map (a warp-level segmented scan; the maps compose
+      // associatively): its last circle carries the run's map (a bit of s_ends), the others are
+      // skipped, so each warp visits a run once instead of every circle of it.
+      constexpr int kWarps = kThreads / 32;
+      const int groups = static_cast<int>((count + 31) / 32);
+      for (int g = warp; g < groups; g += kWarps) {
+        const int sl = g * 32 + lane;
+        bool full = false;
+        float4 q = make_float4(0.f, 0.f, 0.f, 0.f), col = q;
+        if (sl < static_cast<int>(count)) {
+          q = s_stage[sl];
+          col = s_stage[kStage + sl];
+          full = circle_covers_box(q.x, q.y, q.z, s_tile.x, s_tile.y, s_tile.z, s_tile.w);
+        }
+        const bool prev_full = __shfl_up_sync(kFullMask, full, 1) && lane > 0;
+        const bool next_full = __shfl_down_sync(kFullMask, full, 1) && lane < 31;
+        // Segmented inclusive scan: (a_mul, add, alpha, n) of the run so far, earlier circles first.
+        float m = full ? q.w : 1.f;
+        float bx = full ? col.x : 0.f, by = full ? col.y : 0.f, bz = full ? col.z : 0.f;
+        float sa = full ? col.w : 0.f, nn = full ? 1.f : 0.f;
+        bool head = !full || !prev_full;
+        // A scan over the group's n circles needs the steps d < n only (a group of 3: two), and
+        // none when no circle of the group covers the tile.
+        const int n_group = __any_sync(kFullMask, full) ? min(32, static_cast<int>(count) - g * 32) : 0;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+          if (d >= n_group) break;  // uniform
+          const float pm = __shfl_up_sync(kFullMask, m, d);
+          const float px_ = __shfl_up_sync(kFullMask, bx, d), py_ = __shfl_up_sync(kFullMask, by, d);
+          const float pz = __shfl_up_sync(kFullMask, bz, d), ps = __shfl_up_sync(kFullMask, sa, d);
+          const float pn = __shfl_up_sync(kFullMask, nn, d);
+          const bool ph = __shfl_up_sync(kFullMask, head, d);
+          if (lane >= d && !head) {
+            bx = __fmaf_rn(m, px_, bx);
+            by = __fmaf_rn(m, py_, by);
+            bz = __fmaf_rn(m, pz, bz);
+            m *= pm;
+            sa += ps;
+            nn += pn;
+            head = ph;
+          }
+        }
+        const unsigned open = __ballot_sync(kFullMask, sl < static_cast<int>(count) && !full);
+        const unsigned ends = __ballot_sync(kFullMask, full && !next_full);
+        if (lane == 0) {
+          s_open[g] = open;
+          s_ends[g] = ends;
+        }
+        if (sl < static_cast<int>(count)) {
+          if (full && !next_full) {
+            s_stage[sl] = make_float4(0.f, nn, 0.f, m);
+            s_stage[kStage + sl] = make_float4(bx, by, bz, sa);
+          }
+        }
+      }
       __syncthreads();
     }
     if (!warp_done) {
@@ -544,7 +533,7 @@ __global__ void __launch_bounds__(TILE * TILE / kRows,
             continue;
           }
           if (kFoldRuns) run.flush(p);
-          shade_lane_pixels<S, kEarly, kCount>(p, q, col, tests, blends);
+          shade_pixels(q, col);
         }
         if (kEarly) {
           if (kFoldRuns) run.flush(p);  // so the pixels' transmittance is current for the stop test
