@@ -2,6 +2,7 @@
 // error with its line and column, and a to_chars-based writer whose floats round-trip bit for bit.
 #include "render/scene_io.h"
 #include "render/scene_npz.h"
+#include "render/scene_svg.h"
 
 #include "render/output_file.h"
 
@@ -526,6 +527,7 @@ Scene load_scene_file(const std::string& path) {
   std::fclose(f);
   if (read_error != 0)
     throw SceneError(path, 0, 0, std::string("cannot read file: ") + std::strerror(read_error));
+  if (is_svg_path(path)) return parse_svg(text, path);
   return parse_scene(text, path);
 }
 
@@ -604,6 +606,8 @@ std::string format_scene(const Scene& scene) {
 // Written atomically (render/output_file.h): readers never see a partial file.
 void save_scene_file(const Scene& scene, const std::string& path) {
   if (is_binary_scene_path(path)) return save_scene_npz(scene, path);
+  if (is_svg_path(path))
+    throw std::invalid_argument("'" + path + "': scenes are read from SVG, not written to it (save as .scene or .npz)");
   write_file_atomically(path, format_scene(scene), "scene file");
 }
 

@@ -179,6 +179,25 @@ TEST_F(CliTest, KernelsSaysWhyNotWithoutAGpu) {
 }
 
 // `circles ladder`: an unknown rung is a command-line mistake, named with the rungs there are.
+// An SVG drawing renders as a scene of its circles; one circles cannot draw fails the render with
+// its file:line (exit 1), nothing written.
+TEST_F(CliTest, RendersAnSvgDrawingAndNamesWhatItCannotDraw) {
+  std::ofstream(path("d.svg")) << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"30\">\n"
+                                  "<circle cx=\"20\" cy=\"15\" r=\"10\" fill=\"red\"/>\n</svg>\n";
+  EXPECT_EQ(cli({"render", path("d.svg"), "-r", "cpu-ref", "-o", path("d.png")}), 0);
+  const Image img = read_png(path("d.png"));
+  EXPECT_EQ(img.width, 40);
+  EXPECT_EQ(img.height, 30);
+  std::ofstream(path("bad.svg")) << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"30\">\n"
+                                    "<circle r=\"1\"/>\n  <rect width=\"1\" height=\"1\"/>\n</svg>\n";
+  ::testing::internal::CaptureStderr();
+  const int rc = cli({"render", path("bad.svg"), "-o", path("bad.png")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("bad.svg:3:3: error: <rect> is not supported"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("bad.png")));
+}
+
 TEST_F(CliTest, LadderRefusesAnUnknownRung) {
   ::testing::internal::CaptureStderr();
   const int rc = cli({"ladder", "rgb", "--rungs", "naive,eight-row", "--json", path("l.json")});
