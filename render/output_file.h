@@ -36,6 +36,9 @@ class AtomicOutputFile {
 
   void write(const void* data, std::size_t bytes);
   void commit();
+  // The file written until commit(): the temporary (or the FIFO or device itself), for another
+  // process to write by name (the video encoder).
+  const std::string& written_path() const { return tmp_.empty() ? target_ : tmp_; }
 
  private:
   [[noreturn]] void fail(int err);

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev pkg-config libcli11-dev nlohmann-json3-dev libstb-dev
           libgtest-dev libbenchmark-dev libglfw3-dev libimgui-dev python3-glad libegl-dev libgl-dev
           libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3-matplotlib
-          zlib1g-dev libexpat1-dev python3-dev python3-numpy pybind11-dev python3-pybind11 python3-pytest
+          zlib1g-dev libexpat1-dev ffmpeg python3-dev python3-numpy pybind11-dev python3-pybind11 python3-pytest
           openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do

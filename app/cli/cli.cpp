@@ -21,6 +21,7 @@
 #include "app/cli/failure.h"
 #include "app/cli/frame_job.h"
 #include "app/cli/ladder.h"
+#include "app/cli/video_out.h"
 #include "app/cli/mpi_launch.h"
 #include "app/cli/mpi_render.h"
 #include "app/cli/lab_cli.h"
@@ -190,7 +191,32 @@ int cmd_list() {
   return 0;
 }
 
-int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given, const std::string& mpi_mode) {
+// Every frame into one video file (-o NAME.mp4 or .webm): ffmpeg encodes them as they are drawn.
+int render_video(FrameJob& job, const std::string& path, double fps) {
+  job.check_outputs = [&](std::int64_t, bool) { check_output_path(path, "-o"); };
+  Scene scene;
+  int w = 0, h = 0;
+  std::int64_t first = 0, last = 1;
+  job.resolve(&scene, &w, &h, &first, &last);
+  check_video(path, w, h, fps);
+  check_output_path(path, "-o");
+  std::unique_ptr<Renderer> r = make_renderer(job.renderer, job.settings);
+  VideoWriter video(path, w, h, fps);
+  Image img;
+  Progress progress("render " + job.scene, static_cast<double>(last - first));
+  run_frames(*r, scene, w, h, first, last, [&](std::int64_t) {
+    r->read_image(&img);
+    video.add(img);
+  }, &progress, "render " + job.scene);
+  video.finish();
+  progress.clear();
+  std::fprintf(stderr, "%s: frames %" PRId64 "..%" PRId64 " (%dx%d, %s) at %g frames a second -> %s\n",
+               job.scene.c_str(), first, last - 1, w, h, job.renderer.c_str(), fps, path.c_str());
+  return 0;
+}
+
+int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given, const std::string& mpi_mode,
+               double fps) {
   std::string pattern = out_pattern;
   if (!out_given) {
     const std::string stem = std::filesystem::path(job.scene).stem().string();
@@ -198,6 +224,11 @@ int cmd_render(FrameJob& job, const std::string& out_pattern, bool out_given, co
   }
   // A bad pattern, an empty -o or an unwritable place fails before any work.
   if (pattern.empty()) throw std::invalid_argument("-o is empty: give a file name");
+  if (is_video_path(pattern)) {
+    if (!mpi_mode.empty() || mpi_launch().launched)
+      throw std::invalid_argument("-o " + pattern + ": a video is written by one process; under MPI render PNG frames");
+    return render_video(job, pattern, fps);
+  }
   // Under mpirun (or with --mpi): the frames or the rows over the ranks (docs/SCALE.md).
   if (have_mpi()) job.beyond_max = "up to " + std::to_string(kMaxBandsSide) + " over MPI ranks: --mpi bands";
   if (!mpi_mode.empty() || mpi_launch().launched) return render_over_mpi(job, pattern, mpi_mode);
@@ -379,7 +410,10 @@ int run_cli(int argc, const char* const* argv) {
   render_job.add_to(render);
   CLI::Option* out_opt = render->add_option("-o,--output", out,
                      "PNG path; default SCENE.png here (a scene file's name without its folder and extension). "
-                     "Several frames: a printf pattern (f%04d.png) or NAME-NNNN.png");
+                     "Several frames: a printf pattern (f%04d.png) or NAME-NNNN.png; or one video of them all, "
+                     "NAME.mp4 (H.264) or NAME.webm (VP9), through the ffmpeg program");
+  double fps = 30;
+  render->add_option("--fps", fps, "frames a second of a video (-o NAME.mp4 or .webm)")->capture_default_str();
   std::string mpi_mode;
   render->add_option("--mpi", mpi_mode,
                      std::string("frames|bands|circles, under mpirun (docs/SCALE.md): each rank a block of "
@@ -651,7 +685,7 @@ int run_cli(int argc, const char* const* argv) {
     }
 #endif
     if (*list) return cmd_list();
-    if (*render) return cmd_render(render_job, out, out_opt->count() > 0, mpi_mode);
+    if (*render) return cmd_render(render_job, out, out_opt->count() > 0, mpi_mode, fps);
     if (*check) return cmd_check(check_job, tolerance, tolerance_opt->count() > 0, diff, exact_bytes);
     if (*save) return cmd_scene_save(save_name, save_path, save_frame, save_seed);
     if (*info) return cmd_scene_info(info_name, info_repeat);
