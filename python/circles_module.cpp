@@ -272,15 +272,6 @@ circles::ArrayView device_view_of(const char* name, const py::object& value, std
   return v;
 }
 
-const char* mode_key(circles::Mode m) {
-  switch (m) {
-    case circles::Mode::Exact: return "exact";
-    case circles::Mode::HalfColour: return "half-colour";
-    case circles::Mode::EarlyExit: return "early-exit";
-  }
-  return "exact";
-}
-
 circles::RenderOptions options_of(const std::string& renderer, const std::string& mode, int width, int height,
                                   std::int64_t frame) {
   circles::RenderOptions o;

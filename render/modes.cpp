@@ -18,6 +18,15 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
+const char* mode_key(Mode m) {
+  switch (m) {
+    case Mode::Exact: return "exact";
+    case Mode::HalfColour: return "half-colour";
+    case Mode::EarlyExit: return "early-exit";
+  }
+  return "?";
+}
+
 const char* mode_promise(Mode m) {
   switch (m) {
     case Mode::Exact: return "cpu-ref's floats to the bit, so its PNG bytes";

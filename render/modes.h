@@ -23,6 +23,7 @@ namespace circles {
 
 enum class Mode { Exact, HalfColour, EarlyExit };
 const char* mode_name(Mode m);     // "exact", "half colour", "early exit"
+const char* mode_key(Mode m);      // "exact", "half-colour", "early-exit": as --modes and the JSON name it
 const char* mode_promise(Mode m);  // one line: what the mode guarantees against cpu-ref
 
 // Half colour's bound per colour channel, in float.

@@ -29,9 +29,10 @@ struct BinnedChoices {
   int compose = -1;                      // runs composed: 0 none, 1 warp boxes, 2 tiles too (exact frames: at most 1)
   int tiny = -1;                         // binned exact flat frames through the tiny-circle kernel: 1 always, 0 never
   bool few_scatter = false;              // a chunk ahead of its count takes the scatter's smaller sort
-  bool any() const {
-    return strategy != Strategy::Choose || max_pairs || rows || force_early || sort || block || compose >= 0 ||
-           tiny >= 0 || few_scatter;
+  bool any() const { return !(*this == BinnedChoices{}); }
+  bool operator==(const BinnedChoices& o) const {
+    return strategy == o.strategy && max_pairs == o.max_pairs && rows == o.rows && force_early == o.force_early &&
+           sort == o.sort && block == o.block && compose == o.compose && tiny == o.tiny && few_scatter == o.few_scatter;
   }
 };
 
@@ -52,6 +53,10 @@ struct RendererSettings {
   bool half_colour = false;
   // cuda-tile-binned only (the registry refuses them elsewhere).
   BinnedChoices binned{};
+  bool operator==(const RendererSettings& o) const {
+    return tile_size == o.tile_size && batch_size == o.batch_size && scan == o.scan && early_exit == o.early_exit &&
+           half_colour == o.half_colour && binned == o.binned;
+  }
 };
 
 // What a frame cost in work, counted on the device when asked (Renderer::count_work).

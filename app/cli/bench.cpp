@@ -24,8 +24,6 @@
 
 namespace circles {
 
-namespace {
-
 double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* stages) {
   double sum = 0;
   for (const StageTiming& t : r.timings()) {
@@ -34,6 +32,50 @@ double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* s
   }
   return sum;
 }
+
+FrameTimes time_frames(Renderer& r, const FrameTiming& t, std::chrono::steady_clock::time_point loaded_at,
+                       const std::function<void(double)>& on_frame) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point p) { return std::chrono::duration<double>(Clock::now() - p).count(); };
+  FrameTimes out;
+  double slowest = 0, warmup_ms = 0;
+  for (int i = 0; i < std::max(1, t.warmup); ++i) {
+    const auto f0 = Clock::now();
+    if (t.advance) r.advance();
+    r.render();
+    warmup_ms = frame_ms(r, nullptr);  // waits for the frame
+    slowest = std::max(slowest, seconds_since(f0));
+    if (seconds_since(loaded_at) > t.max_seconds / 4) break;
+  }
+  if (t.slow_warmup_is_timed && slowest > t.max_seconds / 2) {
+    out.warmup_only = true;
+    out.times.push_back(warmup_ms);
+    for (const StageTiming& s : r.timings()) out.stages[s.stage].push_back(s.ms);
+    return out;
+  }
+  const bool whole = out.whole = r.time_stages(false);
+  for (int i = 0; i < t.repeat; ++i) {
+    if (on_frame) on_frame(std::min(1.0, seconds_since(loaded_at) / std::max(1e-9, t.max_seconds)));
+    const bool enough = static_cast<int>(out.times.size()) >= t.min_repeat;
+    if (enough && seconds_since(loaded_at) + (whole ? 2 : 1) * slowest > t.max_seconds) break;
+    // One frame, its time into `into` (and its stages into `stages`, where given).
+    auto timed_frame = [&](std::vector<double>& into, std::map<std::string, std::vector<double>>* by_stage) {
+      const auto f0 = Clock::now();
+      if (t.advance) r.advance();
+      r.render();
+      into.push_back(frame_ms(r, by_stage));
+      slowest = std::max(slowest, seconds_since(f0));
+    };
+    timed_frame(out.times, whole ? nullptr : &out.stages);
+    if (!whole) continue;
+    r.time_stages(true);
+    timed_frame(out.staged_times, &out.stages);
+    r.time_stages(false);
+  }
+  return out;
+}
+
+namespace {
 
 std::string minutes_text(double seconds) {
   char buf[64];
@@ -181,7 +223,6 @@ int run_bench(const BenchOptions& opt) {
               "min ms", "max ms", "stage medians (ms)");
   std::fflush(stdout);
   using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   Progress progress("bench", static_cast<double>(pairs));
   progress.ignore_within();
   std::size_t pair = 0;
@@ -197,42 +238,18 @@ int run_bench(const BenchOptions& opt) {
       std::unique_ptr<Renderer> r = make_renderer(variant.renderer, variant.settings);
       const auto p0 = Clock::now();
       r->load(scene, opt.width, opt.height);
-      // Warm-up: at least one frame; no more once a quarter of the budget is spent.
-      double slowest = 0;
-      for (int i = 0; i < std::max(1, opt.warmup); ++i) {
-        const auto f0 = Clock::now();
-        r->advance();
-        r->render();
-        frame_ms(*r, nullptr);  // waits for the frame
-        slowest = std::max(slowest, seconds_since(f0));
-        if (seconds_since(p0) > opt.max_seconds / 4) break;
-      }
-      // Timed frames: --repeat of them, stopping when the next frame would overrun the budget
-      // (the slowest frame so far predicts it), but never below --min-repeat. Where the renderer
-      // can time a frame whole (GPU), each timed frame is followed by one timed stage by stage,
-      // for the stage medians (and their sum, staged_times).
-      const bool whole = r->time_stages(false);
-      std::vector<double> times, staged_times;
-      std::map<std::string, std::vector<double>> stages;
-      for (int i = 0; i < opt.repeat; ++i) {
-        progress.update(pair + std::min(1.0, seconds_since(p0) / std::max(1e-9, opt.max_seconds)),
-                        scene_name + " on " + rname);
-        const bool enough = static_cast<int>(times.size()) >= opt.min_repeat;
-        if (enough && seconds_since(p0) + (whole ? 2 : 1) * slowest > opt.max_seconds) break;
-        // One frame, its time into `into` (and its stages into `stages`, where given).
-        auto timed_frame = [&](std::vector<double>& into, std::map<std::string, std::vector<double>>* by_stage) {
-          const auto f0 = Clock::now();
-          r->advance();
-          r->render();
-          into.push_back(frame_ms(*r, by_stage));
-          slowest = std::max(slowest, seconds_since(f0));
-        };
-        timed_frame(times, whole ? nullptr : &stages);
-        if (!whole) continue;
-        r->time_stages(true);
-        timed_frame(staged_times, &stages);
-        r->time_stages(false);
-      }
+      FrameTiming timing;
+      timing.warmup = opt.warmup;
+      timing.repeat = opt.repeat;
+      timing.min_repeat = opt.min_repeat;
+      timing.max_seconds = opt.max_seconds;
+      FrameTimes ft = time_frames(*r, timing, p0, [&](double spent) {
+        progress.update(pair + spent, scene_name + " on " + rname);
+      });
+      std::vector<double>& times = ft.times;
+      std::vector<double>& staged_times = ft.staged_times;
+      std::map<std::string, std::vector<double>>& stages = ft.stages;
+      const bool whole = ft.whole;
       // One more frame of the same state, untimed, with the renderer counting its work.
       Workload work;
       const bool counted = r->count_work(true);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/cli/bench.h"
 #include "app/cli/cli.h"
 #include "app/common/ladder.h"
 #include "app/common/registry.h"
@@ -50,66 +51,25 @@ struct RungResult {
   double median_ms() const { return median(times); }
 };
 
-double frame_ms(const Renderer& r, std::map<std::string, std::vector<double>>* stages) {
-  double sum = 0;
-  for (const StageTiming& t : r.timings()) {
-    sum += t.ms;
-    if (stages) (*stages)[t.stage].push_back(t.ms);
-  }
-  return sum;
-}
-
-// The mode as `bench --modes` and the JSON files name it.
-const char* mode_key(Mode m) {
-  switch (m) {
-    case Mode::Exact: return "exact";
-    case Mode::HalfColour: return "half-colour";
-    case Mode::EarlyExit: return "early-exit";
-  }
-  return "exact";
-}
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 RungResult run_rung(const Rung& rung, const Scene& scene, const Image& ref, const LadderOptions& opt,
                     Progress& progress, double done) {
   RungResult out;
   out.rung = &rung;
   std::unique_ptr<Renderer> r = make_renderer(rung.renderer, rung.settings);
-  const auto p0 = Clock::now();
+  const auto p0 = std::chrono::steady_clock::now();
   r->load(scene, opt.width, opt.height);
-  double slowest = 0, first_ms = 0;
-  for (int i = 0; i < std::max(1, opt.warmup); ++i) {
-    const auto f0 = Clock::now();
-    r->render();
-    first_ms = frame_ms(*r, nullptr);  // waits for the frame
-    slowest = std::max(slowest, seconds_since(f0));
-    if (seconds_since(p0) > opt.max_seconds / 4) break;
-  }
-  std::map<std::string, std::vector<double>> stages;
-  if (slowest > opt.max_seconds / 2) {
-    // A frame this slow (cuda-naive on millions of circles) is timed once: the last warm-up frame,
-    // with its stages from the same frame.
-    out.first_only = true;
-    out.times.push_back(first_ms);
-    for (const StageTiming& t : r->timings()) stages[t.stage].push_back(t.ms);
-  } else {
-    const bool whole = r->time_stages(false);
-    for (int i = 0; i < opt.repeat; ++i) {
-      progress.update(done + std::min(1.0, seconds_since(p0) / std::max(1e-9, opt.max_seconds)), rung.name);
-      if (!out.times.empty() && seconds_since(p0) + (whole ? 2 : 1) * slowest > opt.max_seconds) break;
-      const auto f0 = Clock::now();
-      r->render();
-      out.times.push_back(frame_ms(*r, whole ? nullptr : &stages));
-      slowest = std::max(slowest, seconds_since(f0));
-      if (!whole) continue;
-      r->time_stages(true);
-      r->render();
-      frame_ms(*r, &stages);
-      r->time_stages(false);
-    }
-  }
+  // As `circles bench` times a pair, without the animation step; a first frame slower than half
+  // the budget (cuda-naive on millions of circles) is the rung's one timed frame.
+  FrameTiming timing;
+  timing.warmup = opt.warmup;
+  timing.repeat = opt.repeat;
+  timing.max_seconds = opt.max_seconds;
+  timing.advance = false;
+  timing.slow_warmup_is_timed = true;
+  FrameTimes ft = time_frames(*r, timing, p0, [&](double spent) { progress.update(done + spent, rung.name); });
+  out.times = std::move(ft.times);
+  out.first_only = ft.warmup_only;
+  const std::map<std::string, std::vector<double>>& stages = ft.stages;
   for (const auto& [stage, v] : stages) out.stages[stage] = median(v);
   Image img;
   r->read_image(&img);

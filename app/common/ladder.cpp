@@ -130,13 +130,7 @@ const Rung* rung_of(const std::string& renderer, const RendererSettings& s) {
   if (!info) return nullptr;
   for (const Rung& r : renderer_ladder()) {
     if (r.renderer != renderer) continue;
-    const RendererSettings t = resolve_settings(*info, r.settings);
-    const BinnedChoices &a = t.binned, &b = s.binned;
-    if (t.tile_size == s.tile_size && t.batch_size == s.batch_size && t.scan == s.scan &&
-        t.early_exit == s.early_exit && t.half_colour == s.half_colour && a.strategy == b.strategy &&
-        a.max_pairs == b.max_pairs && a.rows == b.rows && a.force_early == b.force_early && a.sort == b.sort &&
-        a.block == b.block && a.compose == b.compose && a.tiny == b.tiny && a.few_scatter == b.few_scatter)
-      return &r;
+    if (resolve_settings(*info, r.settings) == s) return &r;
   }
   return nullptr;
 }

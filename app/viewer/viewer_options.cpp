@@ -162,8 +162,7 @@ ViewerConfig resolve_viewer_options(const ViewerOptions& opt) {
   if (!opt.rung.empty()) {
     if (!opt.renderer.empty())
       throw std::invalid_argument("--rung " + opt.rung + " names its renderer: give --rung or -r, not both");
-    const RendererSettings& g = opt.settings;
-    if (g.tile_size || g.batch_size || !g.scan.empty() || g.early_exit || g.half_colour || g.binned.any())
+    if (!(opt.settings == RendererSettings{}))
       throw std::invalid_argument("--rung " + opt.rung +
                                   " sets the renderer's settings: give --rung or settings options, not both");
     const Rung* rung = select_rungs({opt.rung}).front();  // throws, listing the rungs

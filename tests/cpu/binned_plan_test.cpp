@@ -4,22 +4,14 @@
 
 #include <string>
 
+#include "binned_facts.h"
 #include "kernels/renderers/binned/plan.h"
 #include "render/builtin_scenes.h"
 
 namespace circles::binned {
 namespace {
 
-// Facts of a flat scene of n circles of this median radius (pixels) at 1024x1024.
-SceneFacts facts(std::size_t n, float radius_px, Shading shading = Shading::Flat) {
-  SceneFacts f;
-  f.circles = n;
-  f.shading = shading;
-  f.median_radius_px = radius_px;
-  f.mean_area_px = 3.14159265 * radius_px * radius_px;
-  f.depth = static_cast<double>(n) * f.mean_area_px / (1024.0 * 1024.0);
-  return f;
-}
+using test::facts;
 
 Asked asked(bool early = false, bool half = false, int tile = kLargeTile) {
   Asked a;

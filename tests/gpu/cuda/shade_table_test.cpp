@@ -9,20 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "binned_facts.h"
 #include "kernels/renderers/binned/plan.h"
 
 namespace circles::binned {
 namespace {
 
-SceneFacts facts(std::size_t n, float radius_px, Shading shading) {
-  SceneFacts f;
-  f.circles = n;
-  f.shading = shading;
-  f.median_radius_px = radius_px;
-  f.mean_area_px = 3.14159265 * radius_px * radius_px;
-  f.depth = static_cast<double>(n) * f.mean_area_px / (1024.0 * 1024.0);
-  return f;
-}
+using test::facts;
 
 TEST(ShadeTable, EveryVariantAPlanAsksForHasAKernelAndEveryKernelIsAskedFor) {
   const std::vector<ShadeVariant> table = shade_table_variants();
